@@ -1,0 +1,52 @@
+"""Actions: everything that can happen to a game comes in as one of these.
+
+``t`` is milliseconds since the start of the game. It arrives as data: the
+engine never reads a clock, it only checks that time does not run backwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """The player on turn turns their top card onto the centre pile."""
+
+    seat: int
+    t: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Slap:
+    """A slap on the current top card, ``reaction_ms`` after it was shown to that seat.
+
+    ``call`` is the "Slapjack!" call of the say-it variant.
+    """
+
+    seat: int
+    reaction_ms: float
+    call: bool = False
+    t: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TimeUp:
+    """The agreed time limit is reached now."""
+
+    t: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Settle:
+    """Close the current slap window (the room's timer; implicit in records).
+
+    With ``final=False`` an exact tie under ``tie=reslap`` opens a new round for
+    the tied players; with ``final=True`` an unresolved tie falls back to seat
+    order (see docs/rules.en.md).
+    """
+
+    final: bool = True
+
+
+Action = Flip | Slap | TimeUp | Settle

@@ -1,0 +1,285 @@
+"""Game records, format ``slapjack-record/1``: rules + seats + deck/seed + timed actions.
+
+A record replays to the identical state; it is the unit of persistence, replay,
+crash recovery and bug reports. See ``docs/records.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .actions import Flip, Slap, TimeUp
+from .cards import Card, card_name, parse_deck
+from .errors import RecordError, SlapjackError
+from .events import Event, event_to_dict
+from .game import Game, check_players
+from .rules import GameKind, Rules
+from .shuffle import shuffled_deck
+
+FORMAT: Final = "slapjack-record/1"
+MAX_ACTIONS: Final = 1_000_000
+RecordAction = Flip | Slap | TimeUp
+
+_TOP_KEYS: Final = frozenset(
+    {"format", "game", "rules", "players", "deck", "seed", "actions", "meta"}
+)
+
+
+@dataclass
+class Record:
+    """A game record. ``deck`` is always filled in (from ``seed`` if one was given)."""
+
+    rules: Rules
+    players: tuple[str, ...]
+    deck: tuple[Card, ...]
+    seed: int | None = None
+    actions: list[RecordAction] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def new(
+        cls,
+        rules: Rules,
+        players: Iterable[str],
+        *,
+        seed: int | None = None,
+        deck: Iterable[Card] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Record:
+        """A record with no actions yet, dealt from ``deck`` or from ``seed``."""
+        if (seed is None) == (deck is None):
+            raise RecordError("give exactly one of deck and seed")
+        names = check_players(list(players))
+        cards = tuple(deck) if deck is not None else shuffled_deck(_check_seed(seed))
+        game = Game(rules, names, cards)  # validates the deck
+        return cls(rules, names, game.deck, seed, [], dict(meta or {}))
+
+    def new_game(self) -> Game:
+        return Game(self.rules, self.players, self.deck)
+
+    # -------------------------------------------------------------- to JSON
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "game": self.rules.game.value,
+            "rules": self.rules.to_options(),
+            "players": list(self.players),
+        }
+        if self.seed is not None:
+            out["seed"] = self.seed
+        else:
+            out["deck"] = [card_name(c) for c in self.deck]
+        out["actions"] = [action_to_dict(a, self.players) for a in self.actions]
+        if self.meta:
+            out["meta"] = self.meta
+        return out
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    # ------------------------------------------------------------ from JSON
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Record:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RecordError(f"not valid JSON: {exc}", code="bad_json") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Record:
+        """Check a record's shape and contents; raise :class:`RecordError` naming what is wrong."""
+        if not isinstance(data, dict):
+            raise RecordError("a record is a JSON object")
+        unknown = sorted(set(data) - _TOP_KEYS)
+        if unknown:
+            raise RecordError(f"unknown field {unknown[0]!r}")
+        if data.get("format") != FORMAT:
+            raise RecordError(
+                f"format must be {FORMAT!r}, got {data.get('format')!r}", code="bad_format"
+            )
+        game = data.get("game", GameKind.SLAPJACK.value)
+        options = data.get("rules", {})
+        if not isinstance(options, dict):
+            raise RecordError("rules must be an object")
+        try:
+            rules = Rules.from_options(options, game=game if isinstance(game, str) else repr(game))
+            players = check_players(data.get("players", []))
+        except SlapjackError as exc:
+            raise RecordError(exc.message, code=exc.code) from None
+        has_deck, has_seed = "deck" in data, "seed" in data
+        if has_deck == has_seed:
+            raise RecordError("a record has either a deck or a seed (exactly one)")
+        seed: int | None = None
+        try:
+            if has_deck:
+                deck_names = data["deck"]
+                if not isinstance(deck_names, list):
+                    raise RecordError("deck must be a list of 52 cards")
+                deck = parse_deck(deck_names)
+            else:
+                seed = _check_seed(data["seed"])
+                deck = shuffled_deck(seed)
+        except SlapjackError as exc:
+            raise RecordError(exc.message, code=exc.code) from None
+        meta = data.get("meta", {})
+        if not isinstance(meta, dict):
+            raise RecordError("meta must be an object")
+        raw_actions = data.get("actions", [])
+        if not isinstance(raw_actions, list):
+            raise RecordError("actions must be a list")
+        if len(raw_actions) > MAX_ACTIONS:
+            raise RecordError(f"more than {MAX_ACTIONS} actions")
+        index = {name: i for i, name in enumerate(players)}
+        actions = [_parse_action(i, raw, index) for i, raw in enumerate(raw_actions)]
+        return cls(rules, players, deck, seed, actions, meta)
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise RecordError(
+            f"seed must be a whole number from 0 to 2**64-1, got {seed!r}", code="bad_seed"
+        )
+    return seed
+
+
+def _parse_action(i: int, raw: Any, index: Mapping[str, int]) -> RecordAction:
+    if not isinstance(raw, dict):
+        raise RecordError("an action is an object", index=i)
+    t = raw.get("t")
+    if isinstance(t, bool) or not isinstance(t, int) or t < 0:
+        raise RecordError(f"t must be whole milliseconds >= 0, got {t!r}", index=i, code="bad_time")
+    kinds = [k for k in ("flip", "slap", "time_up") if k in raw]
+    if len(kinds) != 1:
+        raise RecordError("an action has exactly one of flip, slap, time_up", index=i)
+    kind = kinds[0]
+    allowed = {"t", kind} | ({"reaction_ms", "call"} if kind == "slap" else set())
+    extra = sorted(set(raw) - allowed)
+    if extra:
+        raise RecordError(f"unknown field {extra[0]!r} in a {kind} action", index=i)
+    if kind == "time_up":
+        if raw["time_up"] is not True:
+            raise RecordError("time_up must be true", index=i)
+        return TimeUp(t)
+    name = raw[kind]
+    if not isinstance(name, str) or name not in index:
+        raise RecordError(f"unknown player {name!r}", index=i, code="unknown_player")
+    seat = index[name]
+    if kind == "flip":
+        return Flip(seat, t)
+    reaction = raw.get("reaction_ms")
+    if (
+        isinstance(reaction, bool)
+        or not isinstance(reaction, int | float)
+        or not math.isfinite(reaction)
+        or reaction < 0
+    ):
+        raise RecordError(
+            f"a slap needs reaction_ms >= 0, got {reaction!r}", index=i, code="bad_reaction"
+        )
+    call = raw.get("call", False)
+    if not isinstance(call, bool):
+        raise RecordError("call must be true or false", index=i)
+    return Slap(seat, reaction, call, t)
+
+
+def action_to_dict(action: RecordAction, players: tuple[str, ...]) -> dict[str, Any]:
+    if isinstance(action, Flip):
+        return {"t": action.t, "flip": players[action.seat]}
+    if isinstance(action, Slap):
+        out: dict[str, Any] = {
+            "t": action.t,
+            "slap": players[action.seat],
+            "reaction_ms": action.reaction_ms,
+        }
+        if action.call:
+            out["call"] = True
+        return out
+    return {"t": action.t, "time_up": True}
+
+
+@dataclass
+class Replay:
+    """The result of replaying a record: the game at its end, and every event."""
+
+    game: Game
+    events: list[Event]
+
+
+def replay(record: Record, *, settle_at_end: bool = True, check: bool = False) -> Replay:
+    """Replay a record from the deal. Slap windows settle before each flip and
+    ``time_up`` and (with ``settle_at_end``) at the end. ``check`` verifies the
+    52-card invariant after every action. Raises :class:`RecordError` naming the
+    first bad action; the caller's objects are never half-changed."""
+    game = record.new_game()
+    events: list[Event] = []
+    for i, action in enumerate(record.actions):
+        try:
+            if game.over:
+                raise RecordError("the game is already over", index=i, code="game_over")
+            if not isinstance(action, Slap) and game.needs_settle:
+                events += game.settle(final=True)
+                if game.over:
+                    raise RecordError("the game is already over", index=i, code="game_over")
+            events += game.apply(action)
+        except RecordError:
+            raise
+        except SlapjackError as exc:
+            raise RecordError(exc.message, index=i, code=exc.code) from None
+        if check:
+            game.check_invariant()
+    if settle_at_end and game.needs_settle:
+        events += game.settle(final=True)
+    return Replay(game, events)
+
+
+def final_position(result: Replay) -> dict[str, Any]:
+    """The JSON object ``slapjack replay --json`` prints for one record."""
+    game = result.game
+    names = game.players
+    return {
+        "finished": game.over,
+        "winners": [names[s] for s in game.winners],
+        "loser": names[game.loser] if game.loser is not None else None,
+        "turn": names[game.turn] if game.turn is not None and not game.over else None,
+        "stacks": {names[s]: [card_name(c) for c in game.stacks[s]] for s in range(game.n)},
+        "centre": [card_name(c) for c in game.centre],
+        "out": [names[s] for s in game.out_order],
+        "events": [event_to_dict(e, names) for e in result.events],
+    }
+
+
+class Table:
+    """A live game and its record side by side: every accepted action is recorded.
+
+    This is what rooms, the terminal game and the simulator drive. ``settle``
+    is not recorded: records settle implicitly, to the same result.
+    """
+
+    __slots__ = ("game", "record")
+
+    def __init__(self, record: Record, *, resume: bool = True) -> None:
+        self.record = record
+        if resume and record.actions:
+            self.game = replay(record, settle_at_end=False).game
+        else:
+            self.game = record.new_game()
+
+    @classmethod
+    def new(cls, rules: Rules, players: Iterable[str], **kw: Any) -> Table:
+        return cls(Record.new(rules, players, **kw))
+
+    def apply(self, action: Flip | Slap | TimeUp) -> list[Event]:
+        events = self.game.apply(action)
+        if events or not isinstance(action, Slap):
+            self.record.actions.append(action)
+        return events
+
+    def settle(self, final: bool = True) -> list[Event]:
+        return self.game.settle(final=final)
