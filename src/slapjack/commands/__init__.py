@@ -1,0 +1,1 @@
+"""Sub-commands of the slapjack CLI, one module each."""

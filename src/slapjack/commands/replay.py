@@ -1,0 +1,7 @@
+"""`slapjack replay` (being built)."""
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Nothing registered yet."""
