@@ -14,6 +14,11 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    """Slapjack and Irish Snap."""
+
+
 @app.command()
 def version() -> None:
     """Print the version."""
