@@ -70,6 +70,7 @@ class Game:
         "pending_from",
         "players",
         "race_open",
+        "race_round",
         "race_slaps",
         "reslap_among",
         "rules",
@@ -103,6 +104,7 @@ class Game:
         self.pending_from = 0
         self.last_flipper: int | None = None
         self.race_open = False
+        self.race_round = 0
         self.race_slaps: dict[int, list[tuple[float, bool]]] = {}
         self.reslap_among: tuple[int, ...] | None = None
         self.slapped: set[int] = set()
@@ -128,6 +130,24 @@ class Game:
     def needs_settle(self) -> bool:
         """A slap window is open or nobody can flip: call :meth:`settle` to go on."""
         return not self.over and (self.race_open or self.turn is None)
+
+    def opens_reslap(self, seat: int) -> bool:
+        """Would a slap by ``seat`` now be its slap in a reslap round not yet opened?
+
+        Records hold no settle actions. In a live game a repeated slap within a
+        round is ignored (never recorded), so a record's repeated slap on the same
+        Jack stands for the reslap round the room opened after an exact tie. True
+        when ``seat`` already slapped in this round and settling now (non-final)
+        opens a reslap round that includes it.
+        """
+        if self._irish or not self.race_open or self.rules.tie is not Tie.RESLAP:
+            return False
+        mine = self.race_slaps.get(seat)
+        if mine is None or len(mine) <= self.race_round:
+            return False
+        probe = self.copy()
+        probe.settle(final=False)
+        return probe.race_open and probe.reslap_among is not None and seat in probe.reslap_among
 
     def in_seats(self) -> list[int]:
         """Seats still in the game, in seat order."""
@@ -195,6 +215,7 @@ class Game:
             self.pending_from,
             self.last_flipper,
             self.race_open,
+            self.race_round if self.race_open else 0,
             tuple(sorted((k, tuple(v)) for k, v in self.race_slaps.items())),
             self.reslap_among,
             tuple(sorted(self.slapped)),
@@ -281,6 +302,7 @@ class Game:
 
     def _open_race(self, seat: int) -> None:
         self.race_open = True
+        self.race_round = 0
         self.race_slaps = {}
         self.reslap_among = None
         self.turn = None
@@ -307,7 +329,6 @@ class Game:
             )
         if not isinstance(call, bool):
             raise IllegalAction("call must be true or false", code="bad_call")
-        self.t = t
         top = self.top
         if top is None:
             return []  # nothing to slap: ignored
@@ -319,7 +340,11 @@ class Game:
             else:
                 if self.reslap_among is not None and seat not in self.reslap_among:
                     return []
+                mine = self.race_slaps.get(seat)
+                if mine is not None and len(mine) > self.race_round:
+                    return []  # a repeat within this round: only the first slap counts
                 self.race_slaps.setdefault(seat, []).append((reaction_ms, call))
+            self.t = t
             self.version += 1
             return [Slapped(seat, reaction_ms, call)]
         if not self._irish and top >> 2 == JACK:
@@ -327,6 +352,7 @@ class Game:
         if seat in self.slapped:
             return []  # only a player's first slap on a card counts
         self.slapped.add(seat)
+        self.t = t
         self.version += 1
         events: list[Event] = []
         if self._irish:
@@ -402,9 +428,9 @@ class Game:
         self._check_time(t)
         self.t = t
         self.version += 1
-        events: list[Event] = []
-        if self.race_open:
-            self._settle_jack(True, events)
+        # Settle exactly as a record does before any other action (the race, then
+        # nobody-can-flip), so a live game and its replay agree.
+        events = self.settle(final=True)
         if self.over:
             return events
         events.append(TimeIsUp())
@@ -538,6 +564,7 @@ class Game:
             entries = [(slaps[s][k][0], s) for s in candidates if len(slaps[s]) > k]
             if not entries:
                 if not final:
+                    self.race_round = k
                     self.reslap_among = tuple(candidates)
                     events.append(RaceTied(tuple(candidates), best))
                     return

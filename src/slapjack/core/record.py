@@ -223,7 +223,12 @@ def replay(record: Record, *, settle_at_end: bool = True, check: bool = False) -
         try:
             if game.over:
                 raise RecordError("the game is already over", index=i, code="game_over")
-            if not isinstance(action, Slap) and game.needs_settle:
+            if isinstance(action, Slap):
+                if game.opens_reslap(action.seat):
+                    # a tied player's repeated slap: the reslap round the room opened
+                    events += game.settle(final=False)
+            elif isinstance(action, Flip) and game.needs_settle:
+                # time_up settles by itself, exactly like this
                 events += game.settle(final=True)
                 if game.over:
                     raise RecordError("the game is already over", index=i, code="game_over")
