@@ -1,0 +1,244 @@
+"""Clock sync and network profile of one connection (pure logic, no sockets).
+
+Every time is a number of milliseconds given as an argument: ``now_ms`` and the
+other ``*_ms`` values are the server's monotonic clock, ``client_ms`` is the
+client's own clock (``performance.now()`` in a browser).
+
+An NTP-style sample comes from one ``ping``/``pong`` exchange: the server sent
+the ping at ``sent_ms``, the client stamped its clock ``client_ms`` when it
+answered, the server got the answer at ``recv_ms``. Then
+
+* ``rtt = recv_ms - sent_ms`` (the round trip, including any delay the client
+  adds before answering), and
+* ``offset = client_ms - (sent_ms + recv_ms) / 2`` (client clock minus server
+  clock, exact when both legs take equally long; off by at most ``rtt / 2``).
+
+The lowest-RTT samples carry the least queueing and the least error, so the
+offset comes from them. A client can only make its pongs *slower* than its
+network: the profile is robust to that where it matters (a low quantile for the
+offset, the kernel's TCP round-trip estimate as a cap where the server has it).
+
+:class:`Transport` holds the kernel's own estimate for the TCP connection
+(``TCP_INFO``: smoothed RTT, its variation, the minimum RTT); a client cannot
+make it slower without delaying all its packets, its slaps included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+DEFAULT_WINDOW: Final = 64
+"""How many recent samples a connection keeps (a sliding window)."""
+DEFAULT_BEST: Final = 8
+"""How many lowest-RTT samples of the window the offset is taken from."""
+MAX_OUTSTANDING: Final = 32
+"""Pings remembered while waiting for their pong (older ones are forgotten)."""
+MAX_RTT_MS: Final = 10_000.0
+"""A pong later than this is no measurement of a network (dropped)."""
+
+
+class ClockSyncError(ValueError):
+    """A timing value that is not a finite number, or time running backwards."""
+
+    def __init__(self, message: str, code: str = "bad_time") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def _finite(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ClockSyncError(f"{name} must be a finite number of milliseconds, got {value!r}")
+    return float(value)
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of already sorted values, linearly interpolated."""
+    if not sorted_values:
+        raise ValueError("quantile of no values")
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"quantile must be within 0..1, got {q}")
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    frac = pos - lo
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
+
+
+def mad(values: Iterable[float]) -> float:
+    """The median absolute deviation from the median (a robust spread)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("MAD of no values")
+    med = quantile(ordered, 0.5)
+    return quantile(sorted(abs(v - med) for v in ordered), 0.5)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncSample:
+    """One ping/pong exchange (server times and the client's stamp)."""
+
+    sent_ms: float
+    client_ms: float
+    recv_ms: float
+
+    @property
+    def rtt(self) -> float:
+        return self.recv_ms - self.sent_ms
+
+    @property
+    def offset(self) -> float:
+        """Client clock minus server clock, assuming symmetric legs."""
+        return self.client_ms - (self.sent_ms + self.recv_ms) / 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Transport:
+    """The kernel's round-trip estimate for the connection (Linux ``TCP_INFO``)."""
+
+    srtt_ms: float
+    rttvar_ms: float
+    min_rtt_ms: float | None = None
+    at_ms: float = 0.0
+
+    @property
+    def upper(self) -> float:
+        """TCP's own "surely longer than a round trip" (RFC 6298: SRTT + 4·RTTVAR)."""
+        return self.srtt_ms + 4.0 * self.rttvar_ms
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkProfile:
+    """A summary of a connection's round trips, all in milliseconds."""
+
+    samples: int
+    rtt_min: float
+    rtt_low: float
+    """The 25 % quantile: what the network gives when nobody delays anything."""
+    rtt_median: float
+    rtt_high: float
+    """A high quantile (default 95 %) of the window."""
+    rtt_mad: float
+    offset: float
+    """Client clock minus server clock (from the lowest-RTT samples)."""
+    offset_error: float
+    """Half the RTT of the samples the offset came from: its worst-case error."""
+    transport: Transport | None
+
+    @property
+    def jitter(self) -> float:
+        """Robust spread of the round trip (MAD scaled to a normal sd)."""
+        return 1.4826 * self.rtt_mad
+
+
+class ClockSync:
+    """Clock sync and round-trip history of one connection."""
+
+    def __init__(
+        self,
+        window: int = DEFAULT_WINDOW,
+        best: int = DEFAULT_BEST,
+        high_quantile: float = 0.95,
+    ) -> None:
+        if window < 1 or best < 1:
+            raise ValueError("window and best must be at least 1")
+        if not 0.5 <= high_quantile <= 1.0:
+            raise ValueError("high_quantile must be within 0.5..1")
+        self.window = window
+        self.best = best
+        self.high_quantile = high_quantile
+        self.samples: deque[SyncSample] = deque(maxlen=window)
+        self._outstanding: dict[int, float] = {}
+        self.transport: Transport | None = None
+        self.dropped = 0
+        """Pongs ignored: unknown or repeated ids, or later than :data:`MAX_RTT_MS`."""
+        self._profile: NetworkProfile | None = None
+
+    # ------------------------------------------------------------ input
+
+    def ping_sent(self, ping_id: int, now_ms: float) -> None:
+        """A ping with ``ping_id`` left at ``now_ms``."""
+        now = _finite("now_ms", now_ms)
+        self._outstanding[ping_id] = now
+        while len(self._outstanding) > MAX_OUTSTANDING:
+            del self._outstanding[next(iter(self._outstanding))]
+
+    def pong(self, ping_id: int, client_ms: float, now_ms: float) -> SyncSample | None:
+        """The answer to ``ping_id``. Unknown, repeated or very late pongs are
+        ignored (``None``); bad numbers raise :class:`ClockSyncError`."""
+        client = _finite("client_time", client_ms)
+        now = _finite("now_ms", now_ms)
+        sent = self._outstanding.pop(ping_id, None)
+        if sent is None:
+            self.dropped += 1
+            return None
+        if now < sent:
+            raise ClockSyncError(f"pong at {now} ms before its ping at {sent} ms", "time_backwards")
+        sample = SyncSample(sent, client, now)
+        if sample.rtt > MAX_RTT_MS:
+            self.dropped += 1
+            return None
+        self.add(sample)
+        return sample
+
+    def add(self, sample: SyncSample) -> None:
+        """Add a sample directly (tests, or a sample measured elsewhere)."""
+        if sample.rtt < 0:
+            raise ClockSyncError("a sample's RTT cannot be negative", "time_backwards")
+        self.samples.append(sample)
+        self._profile = None
+
+    def set_transport(
+        self,
+        srtt_ms: float,
+        rttvar_ms: float,
+        min_rtt_ms: float | None = None,
+        now_ms: float = 0.0,
+    ) -> None:
+        """The kernel's current RTT estimate for this connection."""
+        srtt = _finite("srtt_ms", srtt_ms)
+        var = _finite("rttvar_ms", rttvar_ms)
+        low = None if min_rtt_ms is None else _finite("min_rtt_ms", min_rtt_ms)
+        if srtt < 0 or var < 0 or (low is not None and low < 0):
+            raise ClockSyncError("transport RTT values cannot be negative")
+        self.transport = Transport(srtt, var, low, _finite("now_ms", now_ms))
+        self._profile = None
+
+    # ------------------------------------------------------------ output
+
+    def rtts(self) -> list[float]:
+        """The window's round trips, sorted."""
+        return sorted(s.rtt for s in self.samples)
+
+    def profile(self) -> NetworkProfile | None:
+        """The connection's network profile, or ``None`` before any sample."""
+        if self._profile is not None:
+            return self._profile
+        if not self.samples:
+            return None
+        rtts = self.rtts()
+        best = sorted(self.samples, key=lambda s: s.rtt)[: self.best]
+        offsets = sorted(s.offset for s in best)
+        self._profile = NetworkProfile(
+            samples=len(rtts),
+            rtt_min=rtts[0],
+            rtt_low=quantile(rtts, 0.25),
+            rtt_median=quantile(rtts, 0.5),
+            rtt_high=quantile(rtts, self.high_quantile),
+            rtt_mad=mad(rtts),
+            offset=quantile(offsets, 0.5),
+            offset_error=max(s.rtt for s in best) / 2.0,
+            transport=self.transport,
+        )
+        return self._profile
+
+    def to_server(self, client_ms: float) -> float | None:
+        """A client clock reading as server time (``None`` before any sample)."""
+        prof = self.profile()
+        if prof is None:
+            return None
+        return client_ms - prof.offset

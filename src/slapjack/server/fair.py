@@ -1,0 +1,399 @@
+"""The fair referee (issue 5): the faster hand wins, whatever the network.
+
+Pure logic: no sockets, no clock. The room tells it, in server milliseconds,
+when it sent each seat a ping or a card and when answers and slaps arrived; it
+returns the reaction time each slap is ranked by and how long a race waits.
+
+The method (``docs/fairness.md`` explains it at length):
+
+* A client measures its reaction on its own clock (card painted → input) and
+  claims it. The server saw ``elapsed = arrival - send`` for that slap, which is
+  the reaction plus the wire time of the card and of the slap. So the claim
+  implies a wire time ``elapsed - claimed``; it cannot exceed what the seat's
+  network plausibly takes, its *allowance* ``U``. The bound is
+  ``bounded = max(claimed, elapsed - U)``: an honest claim on a normal round
+  trip is untouched, a claim that needs an impossibly slow network is raised
+  to the shortest reaction that network allows.
+* ``U`` comes from the seat's clock-sync round trips (a high quantile plus a
+  capped slack), capped by the kernel's TCP estimate where the server has it.
+* A seat whose implied wire times are consistently longer than its pings
+  (a forger), or whose pings are slower than its TCP connection (a client that
+  delays its clock-sync replies), is *held*: its allowance becomes tight, the
+  typical rather than the worst round trip of its measured network.
+* A claim below the anticipation floor (default 100 ms) is a false start: it
+  is ranked after every real reaction.
+* The race waits until no seat that has not slapped yet could still beat the
+  best bounded reaction: ``max(send + U)`` over those seats plus the best
+  reaction, capped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from .clocksync import ClockSync, ClockSyncError, NetworkProfile, quantile
+
+__all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
+
+_SENT_HISTORY: Final = 8
+
+
+@dataclass(frozen=True, slots=True)
+class FairConfig:
+    """The referee's settings (all in milliseconds unless said otherwise)."""
+
+    floor_ms: float = 100.0
+    """Anticipation floor: a claimed reaction below it cannot win."""
+    resolution_ms: float = 1.0
+    """Bounded reactions are rounded to this; equal values are a tie (the ``tie`` rule)."""
+    window_cap_ms: float = 1000.0
+    """The longest a race waits after its first slap arrived."""
+    window_min_ms: float = 20.0
+    unknown_rtt_ms: float = 300.0
+    """Allowance for a seat with no measurement yet."""
+    slack_min_ms: float = 4.0
+    slack_max_ms: float = 40.0
+    spread_cap_ms: float = 250.0
+    """A trusted allowance is at most the seat's fastest round trip plus this."""
+    held_spread_cap_ms: float = 30.0
+    """A held allowance is at most the seat's fastest round trip plus this."""
+    transport_margin_ms: float = 15.0
+    """Application delay allowed on top of the kernel's TCP round-trip bound."""
+    transport_tight_ms: float = 5.0
+    suspect_window: int = 24
+    """How many recent slaps the cheat detection looks at."""
+    suspect_min: int = 8
+    """Fewest slaps before the detection judges."""
+    suspect_tol_ms: float = 8.0
+    false_start_ms: float = 5000.0
+    """A false start ranks as this plus its bounded reaction (after every real one)."""
+    use_stamps: bool = True
+    """Check the client's ``shown_at``/``input_at`` against the clock offset."""
+
+    def __post_init__(self) -> None:
+        for name in (
+            "floor_ms",
+            "window_cap_ms",
+            "window_min_ms",
+            "unknown_rtt_ms",
+            "slack_min_ms",
+            "slack_max_ms",
+            "spread_cap_ms",
+            "held_spread_cap_ms",
+            "transport_margin_ms",
+            "transport_tight_ms",
+            "suspect_tol_ms",
+            "false_start_ms",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if not self.resolution_ms > 0:
+            raise ValueError("resolution_ms must be > 0")
+        if self.slack_min_ms > self.slack_max_ms or self.window_min_ms > self.window_cap_ms:
+            raise ValueError("a minimum is larger than its maximum")
+        if self.suspect_window < 1 or not 1 <= self.suspect_min <= self.suspect_window:
+            raise ValueError("need 1 <= suspect_min <= suspect_window")
+
+
+@dataclass(frozen=True, slots=True)
+class BoundDetail:
+    """How one slap was judged (for logs, tests and the benchmark)."""
+
+    seat: int
+    flip_id: int
+    claimed: float
+    elapsed: float | None
+    """Arrival minus the time the card was sent to this seat (``None``: unknown)."""
+    allowance: float
+    bounded: float
+    """The value the race ranks by."""
+    raised: bool
+    false_start: bool
+    held: bool
+
+
+@dataclass
+class SeatTiming:
+    """Everything the referee knows about one seat's connection."""
+
+    sync: ClockSync
+    sent: OrderedDict[int, float] = field(default_factory=OrderedDict)
+    wires: deque[float] = field(default_factory=deque)
+    """Implied wire times (elapsed − claimed) of recent slaps."""
+    held: bool = False
+    strikes: int = 0
+    """Slaps whose stamps contradict the clock offset (arrived before input)."""
+    slaps: int = 0
+    raised: int = 0
+    false_starts: int = 0
+
+
+class FairReferee:
+    """The fair referee; implements ``slapjack.server.referee.Referee``."""
+
+    def __init__(self, config: FairConfig | None = None) -> None:
+        self.config = config or FairConfig()
+        self.seats: dict[int, SeatTiming] = {}
+        self.details: deque[BoundDetail] = deque(maxlen=256)
+        self._race_flip: int | None = None
+        self._race_first: float | None = None
+        self._race_best: float | None = None
+        self._race_slapped: set[int] = set()
+
+    # ---------------------------------------------------------------- state
+
+    def seat(self, seat: int) -> SeatTiming:
+        state = self.seats.get(seat)
+        if state is None:
+            state = SeatTiming(ClockSync(), wires=deque(maxlen=self.config.suspect_window))
+            self.seats[seat] = state
+        return state
+
+    # ---------------------------------------------------------------- input
+
+    def on_ping_sent(self, seat: int, ping_id: int, now_ms: float) -> None:
+        self.seat(seat).sync.ping_sent(ping_id, now_ms)
+
+    def on_pong(self, seat: int, ping_id: int, client_time_ms: float, now_ms: float) -> None:
+        try:
+            self.seat(seat).sync.pong(ping_id, client_time_ms, now_ms)
+        except ClockSyncError:
+            self.seat(seat).sync.dropped += 1
+
+    def on_transport_rtt(
+        self,
+        seat: int,
+        srtt_ms: float,
+        rttvar_ms: float,
+        min_rtt_ms: float | None = None,
+        now_ms: float = 0.0,
+    ) -> None:
+        """The kernel's TCP round-trip estimate for ``seat``'s connection (``TCP_INFO``)."""
+        self.seat(seat).sync.set_transport(srtt_ms, rttvar_ms, min_rtt_ms, now_ms)
+
+    def on_card_sent(self, seat: int, flip_id: int, now_ms: float) -> None:
+        state = self.seat(seat)
+        state.sent[flip_id] = float(now_ms)
+        state.sent.move_to_end(flip_id)
+        while len(state.sent) > _SENT_HISTORY:
+            state.sent.popitem(last=False)
+        if self._race_flip != flip_id or seat in self._race_slapped:
+            # a new card, or a fresh cue for a reslap round: a new race
+            self._race_flip = flip_id
+            self._race_first = None
+            self._race_best = None
+            self._race_slapped = set()
+
+    def on_disconnect(self, seat: int) -> None:
+        """A new connection is a new network: forget the round trips, keep the verdict."""
+        old = self.seats.get(seat)
+        if old is None:
+            return
+        fresh = SeatTiming(ClockSync(), wires=old.wires, held=old.held, strikes=old.strikes)
+        fresh.sent = old.sent
+        self.seats[seat] = fresh
+
+    # ------------------------------------------------------------- the bound
+
+    def allowance(self, seat: int) -> float:
+        """The longest wire time (card out + slap back) ``seat``'s slap may plausibly take."""
+        cfg = self.config
+        state = self.seat(seat)
+        prof = state.sync.profile()
+        transport = state.sync.transport
+        if prof is None:
+            if transport is not None:
+                return transport.upper + cfg.transport_margin_ms
+            return cfg.unknown_rtt_ms
+        if state.held:
+            return self._tight(state, prof)
+        high = prof.rtt_high
+        slack = min(max(0.5 * (high - prof.rtt_median), cfg.slack_min_ms), cfg.slack_max_ms)
+        allowance = min(high + slack, prof.rtt_min + cfg.spread_cap_ms)
+        if transport is not None:
+            allowance = min(allowance, transport.upper + cfg.transport_margin_ms)
+        return allowance
+
+    def _tight(self, state: SeatTiming, prof: NetworkProfile) -> float:
+        """A held seat's allowance: its typical, not its worst, round trip."""
+        cfg = self.config
+        spread = min(prof.rtt_median - prof.rtt_min, cfg.held_spread_cap_ms)
+        if len(state.wires) >= cfg.suspect_min:
+            wires = sorted(state.wires)
+            spread = min(spread, quantile(wires, 0.5) - wires[0])
+        allowance = prof.rtt_min + max(spread, 0.0)
+        transport = state.sync.transport
+        if transport is not None:
+            allowance = min(allowance, transport.srtt_ms + cfg.transport_tight_ms)
+        return allowance
+
+    def bound_reaction(
+        self,
+        seat: int,
+        flip_id: int,
+        claimed_ms: float,
+        shown_at: float | None,
+        input_at: float | None,
+        now_ms: float,
+    ) -> float:
+        return self.judge(seat, flip_id, claimed_ms, shown_at, input_at, now_ms).bounded
+
+    def judge(
+        self,
+        seat: int,
+        flip_id: int,
+        claimed_ms: float,
+        shown_at: float | None,
+        input_at: float | None,
+        now_ms: float,
+    ) -> BoundDetail:
+        """Bound one slap and learn from it; :meth:`bound_reaction` returns ``.bounded``."""
+        cfg = self.config
+        state = self.seat(seat)
+        claimed = float(claimed_ms)
+        if not math.isfinite(claimed) or claimed < 0:
+            claimed = 0.0
+        stamped = _stamped(shown_at, input_at)
+        if stamped is not None and cfg.use_stamps:
+            claimed = max(claimed, stamped)  # two versions of one reaction: the worse one
+        sent = state.sent.get(flip_id)
+        allowance = self.allowance(seat)
+        held_before = state.held
+        if sent is None:
+            elapsed = None
+            bounded = claimed
+        else:
+            elapsed = now_ms - sent
+            bounded = max(claimed, elapsed - allowance)
+            self._learn(state, elapsed - claimed, shown_at, input_at, sent, now_ms)
+        raised = bounded > claimed
+        false_start = claimed < cfg.floor_ms
+        state.slaps += 1
+        state.raised += raised
+        state.false_starts += false_start
+        res = cfg.resolution_ms
+        value = round(bounded / res) * res
+        if false_start:
+            value = cfg.false_start_ms + value
+        else:
+            self._note_race(seat, flip_id, value, now_ms)
+        detail = BoundDetail(
+            seat, flip_id, claimed, elapsed, allowance, value, raised, false_start, held_before
+        )
+        self.details.append(detail)
+        return detail
+
+    def _learn(
+        self,
+        state: SeatTiming,
+        wire: float,
+        shown_at: float | None,
+        input_at: float | None,
+        sent: float,
+        now_ms: float,
+    ) -> None:
+        """Cheat detection from one slap's implied wire time and stamps."""
+        cfg = self.config
+        state.wires.append(wire)
+        prof = state.sync.profile()
+        if prof is None:
+            return
+        if cfg.use_stamps and input_at is not None and shown_at is not None:
+            # with the clock offset, the slap cannot arrive before it was input,
+            # nor the card be painted before it was sent
+            slop = prof.offset_error + 2.0
+            up = now_ms - (input_at - prof.offset)
+            down = (shown_at - prof.offset) - sent
+            if up < -slop or down < -slop:
+                state.strikes += 1
+        state.held = self._suspect(state, prof)
+
+    def _suspect(self, state: SeatTiming, prof: NetworkProfile) -> bool:
+        cfg = self.config
+        if state.strikes >= 3:
+            return True
+        transport = prof.transport
+        if (
+            transport is not None
+            and prof.rtt_median - transport.srtt_ms > cfg.suspect_tol_ms + transport.rttvar_ms
+        ):
+            return True  # clock-sync replies slower than the TCP connection: held back
+        if len(state.wires) < cfg.suspect_min:
+            return state.held
+        wires = sorted(state.wires)
+        pings = state.sync.rtts()
+        scale = 1.4826 * quantile(sorted(abs(w - quantile(wires, 0.5)) for w in wires), 0.5)
+        tol = cfg.suspect_tol_ms + 0.5 * scale
+        excess = max(quantile(wires, q) - quantile(pings, q) for q in (0.1, 0.25, 0.5))
+        if transport is not None:
+            excess = max(excess, quantile(wires, 0.5) - transport.srtt_ms - transport.rttvar_ms)
+        if state.held:
+            return excess > tol / 2.0
+        return excess > tol
+
+    # ------------------------------------------------------------- the window
+
+    def _note_race(self, seat: int, flip_id: int, value: float, now_ms: float) -> None:
+        if self._race_flip != flip_id:
+            self._race_flip = flip_id
+            self._race_first = None
+            self._race_best = None
+            self._race_slapped = set()
+        self._race_slapped.add(seat)
+        if self._race_first is None:
+            self._race_first = now_ms
+        if self._race_best is None or value < self._race_best:
+            self._race_best = value
+
+    def window_ms(self, seats: Sequence[int]) -> float:
+        """How long the race stays open after its first slap arrived.
+
+        Every seat that has not slapped yet gets until ``send + U`` plus the best
+        bounded reaction so far: a later slap is bounded above that and cannot win.
+        """
+        cfg = self.config
+        flip = self._race_flip
+        first = self._race_first
+        best = self._race_best
+        if flip is None or first is None or best is None:
+            return cfg.window_cap_ms
+        deadline = first
+        for seat in seats:
+            if seat in self._race_slapped:
+                continue
+            state = self.seats.get(seat)
+            sent = state.sent.get(flip) if state is not None else None
+            if sent is None:
+                return cfg.window_cap_ms
+            deadline = max(deadline, sent + self.allowance(seat) + best + cfg.resolution_ms)
+        return min(max(deadline - first, cfg.window_min_ms), cfg.window_cap_ms)
+
+    # ------------------------------------------------------------- reports
+
+    def report(self, seat: int) -> dict[str, float | int | bool | None]:
+        """A seat's timing summary (JSON-ready) for logs and the room status."""
+        state = self.seat(seat)
+        prof = state.sync.profile()
+        return {
+            "samples": prof.samples if prof else 0,
+            "rtt_ms": round(prof.rtt_median, 1) if prof else None,
+            "jitter_ms": round(prof.jitter, 1) if prof else None,
+            "allowance_ms": round(self.allowance(seat), 1),
+            "held": state.held,
+            "slaps": state.slaps,
+            "raised": state.raised,
+            "false_starts": state.false_starts,
+        }
+
+
+def _stamped(shown_at: float | None, input_at: float | None) -> float | None:
+    if shown_at is None or input_at is None:
+        return None
+    if not (math.isfinite(shown_at) and math.isfinite(input_at)):
+        return None
+    return input_at - shown_at if input_at >= shown_at else None

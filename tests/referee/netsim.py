@@ -1,0 +1,95 @@
+"""A synthetic network for the referee's unit tests (no sockets, explicit time).
+
+Each message leg takes ``base + Exp(jitter)`` ms. A client answers pings at once
+(or after ``pong_delay()`` for a cheat) and reacts to a card after ``reaction``
+ms, claiming ``reaction - forge``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from slapjack.server.fair import BoundDetail, FairReferee
+
+
+@dataclass
+class Link:
+    base: float
+    jitter: float
+    rng: random.Random
+    clock_offset: float = 12_345.0
+    forge: float = 0.0
+    pong_delay: Callable[[], float] = field(default=lambda: 0.0)
+
+    def leg(self) -> float:
+        return self.base + (self.rng.expovariate(1.0 / self.jitter) if self.jitter else 0.0)
+
+
+@dataclass
+class Table:
+    referee: FairReferee
+    links: dict[int, Link]
+    now: float = 1_000.0
+    ping_id: int = 0
+    flip_id: int = 0
+
+    def sync(self, rounds: int = 1) -> None:
+        """Each seat answers ``rounds`` pings (with its legs and any pong delay)."""
+        for _ in range(rounds):
+            for seat, link in self.links.items():
+                self.ping_id += 1
+                sent = self.now
+                self.referee.on_ping_sent(seat, self.ping_id, sent)
+                arrive = sent + link.leg()
+                answer = arrive + link.pong_delay()
+                recv = answer + link.leg()
+                self.referee.on_pong(seat, self.ping_id, answer + link.clock_offset, recv)
+            self.now += 50.0
+
+    def transport(self, seat: int, samples: int = 200) -> None:
+        """Feed the kernel-style smoothed RTT (RFC 6298) of the seat's true network."""
+        link = self.links[seat]
+        srtt = link.leg() + link.leg()
+        var = srtt / 2
+        low = srtt
+        for _ in range(samples):
+            r = link.leg() + link.leg()
+            low = min(low, r)
+            var = 0.75 * var + 0.25 * abs(srtt - r)
+            srtt = 0.875 * srtt + 0.125 * r
+        self.referee.on_transport_rtt(seat, srtt, var, low, self.now)
+
+    def race(self, reactions: dict[int, float]) -> dict[int, BoundDetail]:
+        """Send a card to every seat, let each react, judge the slaps in arrival order."""
+        self.flip_id += 1
+        sent = self.now
+        arrivals = []
+        for seat, link in self.links.items():
+            self.referee.on_card_sent(seat, self.flip_id, sent)
+            shown = sent + link.leg()
+            r = reactions[seat]
+            claimed = r - link.forge
+            input_at = shown + r
+            arrival = input_at + link.leg()
+            # the client's stamps: the forger moves its "painted" stamp later
+            c_input = input_at + link.clock_offset
+            c_shown = c_input - claimed
+            arrivals.append((arrival, seat, claimed, c_shown, c_input))
+        out = {}
+        for arrival, seat, claimed, c_shown, c_input in sorted(arrivals):
+            out[seat] = self.referee.judge(seat, self.flip_id, claimed, c_shown, c_input, arrival)
+        self.now = max(a[0] for a in arrivals) + 500.0
+        return out
+
+
+def make_table(
+    profile: list[tuple[float, float]], seed: int = 1, referee: FairReferee | None = None
+) -> Table:
+    rng = random.Random(seed)
+    links = {
+        i: Link(base, jitter, random.Random(rng.random()), clock_offset=rng.uniform(-1e6, 1e6))
+        for i, (base, jitter) in enumerate(profile)
+    }
+    return Table(referee or FairReferee(), links)

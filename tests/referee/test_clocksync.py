@@ -1,0 +1,165 @@
+"""Clock sync: NTP-style samples, offsets, RTT statistics, robustness."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from slapjack.server.clocksync import (
+    MAX_RTT_MS,
+    ClockSync,
+    ClockSyncError,
+    SyncSample,
+    mad,
+    quantile,
+)
+
+
+def exchange(
+    sync: ClockSync,
+    ping_id: int,
+    t: float,
+    down: float,
+    up: float,
+    offset: float,
+    hold: float = 0.0,
+) -> SyncSample | None:
+    sync.ping_sent(ping_id, t)
+    return sync.pong(ping_id, t + down + hold + offset, t + down + hold + up)
+
+
+def test_sample_rtt_and_offset() -> None:
+    s = SyncSample(sent_ms=100.0, client_ms=5_020.0, recv_ms=140.0)
+    assert s.rtt == 40.0
+    assert s.offset == 4_900.0  # client read 5020 at server time 120
+
+
+def test_offset_and_rtt_from_jittery_symmetric_network() -> None:
+    rng = random.Random(3)
+    sync = ClockSync()
+    offset = -987_654.25
+    for i in range(64):
+        down = 20 + rng.expovariate(1 / 6)
+        up = 20 + rng.expovariate(1 / 6)
+        exchange(sync, i, 1_000.0 * i, down, up, offset)
+    prof = sync.profile()
+    assert prof is not None
+    assert prof.samples == 64
+    # the lowest-RTT samples have the least asymmetry: the offset is good to a few ms
+    assert abs(prof.offset - offset) < 4.0
+    assert prof.offset_error < 30.0
+    assert 40.0 <= prof.rtt_min < prof.rtt_low < prof.rtt_median < prof.rtt_high
+    assert 45.0 < prof.rtt_median < 62.0  # 40 + Gamma(2, 6): median about 50
+    assert prof.jitter > 0
+    assert sync.to_server(offset + 500.0) == pytest.approx(500.0, abs=4.0)
+
+
+def test_delayed_pongs_do_not_move_the_offset() -> None:
+    """A client holding back most answers only makes those samples look slow."""
+    rng = random.Random(5)
+    honest, delayed = ClockSync(), ClockSync()
+    for i in range(64):
+        down, up = 15 + rng.expovariate(1 / 3), 15 + rng.expovariate(1 / 3)
+        exchange(honest, i, 1_000.0 * i, down, up, 777.0)
+        hold = 0.0 if i % 8 == 0 else rng.uniform(0, 100)
+        exchange(delayed, i, 1_000.0 * i, down, up, 777.0, hold=hold)
+    a, b = honest.profile(), delayed.profile()
+    assert a is not None and b is not None
+    assert abs(b.offset - 777.0) < 6.0
+    assert b.rtt_median > a.rtt_median + 20  # the typical RTT does look inflated
+    assert a.rtt_min <= b.rtt_min < a.rtt_min + 5.0  # the fastest answers stay fast
+
+
+def test_window_slides_and_keeps_recent_samples() -> None:
+    sync = ClockSync(window=10, best=3)
+    for i in range(30):
+        exchange(sync, i, float(i * 100), 5.0 + i, 5.0 + i, 0.0)
+    assert len(sync.samples) == 10
+    assert sync.rtts()[0] == pytest.approx(2 * (5.0 + 20))
+
+
+def test_unknown_repeated_and_late_pongs_are_ignored() -> None:
+    sync = ClockSync()
+    assert sync.pong(99, 0.0, 10.0) is None
+    sync.ping_sent(1, 0.0)
+    assert sync.pong(1, 5.0, 10.0) is not None
+    assert sync.pong(1, 5.0, 11.0) is None  # repeated
+    sync.ping_sent(2, 100.0)
+    assert sync.pong(2, 5.0, 100.0 + MAX_RTT_MS + 1) is None
+    assert sync.dropped == 3
+    assert len(sync.samples) == 1
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "12", None, True])
+def test_bad_numbers_raise_a_typed_error(bad: object) -> None:
+    sync = ClockSync()
+    sync.ping_sent(1, 0.0)
+    with pytest.raises(ClockSyncError) as info:
+        sync.pong(1, bad, 10.0)  # type: ignore[arg-type]
+    assert info.value.code == "bad_time"
+    with pytest.raises(ClockSyncError):
+        sync.ping_sent(2, bad)  # type: ignore[arg-type]
+    with pytest.raises(ClockSyncError):
+        sync.set_transport(bad, 1.0)  # type: ignore[arg-type]
+
+
+def test_time_backwards_raises() -> None:
+    sync = ClockSync()
+    sync.ping_sent(1, 50.0)
+    with pytest.raises(ClockSyncError) as info:
+        sync.pong(1, 0.0, 40.0)
+    assert info.value.code == "time_backwards"
+    with pytest.raises(ClockSyncError):
+        sync.set_transport(-1.0, 1.0)
+
+
+def test_outstanding_pings_are_bounded() -> None:
+    sync = ClockSync()
+    for i in range(1_000):
+        sync.ping_sent(i, float(i))
+    assert sync.pong(0, 0.0, 2_000.0) is None  # long forgotten
+    assert sync.pong(999, 0.0, 1_000.0) is not None
+
+
+def test_transport_upper_is_rfc6298() -> None:
+    sync = ClockSync()
+    sync.set_transport(40.0, 5.0, 35.0, now_ms=3.0)
+    assert sync.transport is not None
+    assert sync.transport.upper == 60.0
+    assert sync.profile() is None  # no ping yet
+    exchange(sync, 1, 0.0, 20.0, 20.0, 0.0)
+    prof = sync.profile()
+    assert prof is not None and prof.transport == sync.transport
+
+
+def test_constructor_checks() -> None:
+    with pytest.raises(ValueError):
+        ClockSync(window=0)
+    with pytest.raises(ValueError):
+        ClockSync(high_quantile=0.2)
+
+
+@given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=50), st.floats(0, 1))
+def test_quantile_matches_statistics(values: list[float], q: float) -> None:
+    ordered = sorted(values)
+    got = quantile(ordered, q)
+    assert ordered[0] <= got <= ordered[-1]
+    if len(values) >= 2:
+        assert quantile(ordered, 0.5) == pytest.approx(
+            statistics.median(values), rel=1e-9, abs=1e-6
+        )
+
+
+def test_quantile_and_mad_edges() -> None:
+    assert quantile([1.0, 2.0, 3.0, 4.0], 0.25) == 1.75
+    assert mad([1.0, 2.0, 3.0, 4.0, 100.0]) == 1.0
+    with pytest.raises(ValueError):
+        quantile([], 0.5)
+    with pytest.raises(ValueError):
+        quantile([1.0], 1.5)
+    with pytest.raises(ValueError):
+        mad([])

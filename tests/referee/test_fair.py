@@ -1,0 +1,252 @@
+"""The fair referee's bound, false starts, cheat detection and slap window."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from slapjack.server.fair import FairConfig, FairReferee
+
+from .netsim import make_table
+
+HOME = [(10.0, 4.0), (25.0, 6.0), (40.0, 8.0), (18.0, 5.0)]
+MIXED = [(12.0, 5.0), (30.0, 8.0), (60.0, 20.0), (150.0, 30.0)]
+
+
+def reactions(rng: random.Random, seats: int) -> dict[int, float]:
+    return {s: 180.0 + rng.gammavariate(4.0, 20.0) for s in range(seats)}
+
+
+def test_honest_claim_untouched_and_impossible_claim_raised() -> None:
+    ref = FairReferee()
+    for i in range(20):  # a steady 60 ms round trip
+        ref.on_ping_sent(0, i, 1_000.0 * i)
+        ref.on_pong(0, i, 5.0, 1_000.0 * i + 60.0)
+    allowance = ref.allowance(0)
+    assert 60.0 <= allowance <= 70.0  # the round trip plus a small, capped slack
+    ref.on_card_sent(0, 1, 50_000.0)
+    # honest: 30 ms out, 250 ms reaction, 30 ms back
+    assert ref.bound_reaction(0, 1, 250.0, None, None, 50_310.0) == 250.0
+    # the same arrival with a claimed 120 ms would need a 190 ms round trip
+    ref.on_card_sent(0, 2, 60_000.0)
+    bounded = ref.bound_reaction(0, 2, 120.0, None, None, 60_310.0)
+    assert bounded == pytest.approx(310.0 - allowance, abs=1.0)
+    assert bounded >= 240.0
+
+
+def test_claims_are_rounded_to_the_resolution() -> None:
+    ref = FairReferee(FairConfig(resolution_ms=5.0))
+    ref.on_card_sent(1, 7, 0.0)
+    assert ref.bound_reaction(1, 7, 212.4, None, None, 220.0) == 210.0
+    assert ref.bound_reaction(1, 7, 213.0, None, None, 220.0) == 215.0
+
+
+def test_false_start_cannot_win() -> None:
+    ref = FairReferee()
+    ref.on_card_sent(0, 1, 0.0)
+    ref.on_card_sent(1, 1, 0.0)
+    early = ref.judge(0, 1, 80.0, None, None, 150.0)
+    late = ref.judge(1, 1, 900.0, None, None, 1_000.0)
+    assert early.false_start and not late.false_start
+    assert early.bounded > late.bounded
+    assert early.bounded >= ref.config.false_start_ms
+    assert ref.report(0)["false_starts"] == 1
+
+
+def test_floor_is_configurable() -> None:
+    ref = FairReferee(FairConfig(floor_ms=150.0))
+    ref.on_card_sent(0, 1, 0.0)
+    assert ref.judge(0, 1, 120.0, None, None, 200.0).false_start
+
+
+def test_stamps_inconsistent_with_the_claim_count_the_worse() -> None:
+    ref = FairReferee()
+    ref.on_card_sent(0, 1, 0.0)
+    detail = ref.judge(0, 1, 150.0, 1_000.0, 1_240.0, 300.0)
+    assert detail.claimed == 240.0
+
+
+def test_unknown_flip_keeps_the_claim() -> None:
+    ref = FairReferee()
+    detail = ref.judge(3, 42, 230.0, None, None, 1_000.0)
+    assert detail.elapsed is None and detail.bounded == 230.0
+
+
+def test_bad_claim_numbers_do_not_crash() -> None:
+    ref = FairReferee()
+    ref.on_card_sent(0, 1, 0.0)
+    assert ref.judge(0, 1, float("nan"), None, None, 300.0).false_start
+    ref.on_pong(0, 99, float("nan"), 10.0)  # ignored, counted
+    assert ref.seat(0).sync.dropped == 1
+
+
+@pytest.mark.parametrize("profile", [HOME, MIXED], ids=["home", "mixed"])
+def test_honest_players_are_almost_never_raised_nor_held(
+    profile: list[tuple[float, float]],
+) -> None:
+    table = make_table(profile, seed=11)
+    rng = random.Random(2)
+    table.sync(32)
+    raised = []
+    for i in range(300):
+        if i % 4 == 0:
+            table.sync(1)
+        for d in table.race(reactions(rng, 4)).values():
+            raised.append(d.bounded - round(d.claimed))
+    assert not any(table.referee.seat(s).held for s in range(4))
+    share = sum(r > 0.5 for r in raised) / len(raised)
+    assert share < 0.04
+    assert statistics.fmean(raised) < 1.0
+
+
+def test_honest_slower_network_faster_hand_wins() -> None:
+    """150 ms more latency each way does not cost the faster hand the race."""
+    table = make_table([(5.0, 1.0), (155.0, 1.0)], seed=3)
+    table.sync(16)
+    for _ in range(50):
+        out = table.race({0: 260.0, 1: 230.0})
+        assert out[1].bounded < out[0].bounded
+
+
+@pytest.mark.parametrize("forge", [30.0, 100.0, 200.0])
+def test_forger_detected_within_a_few_dozen_races_and_held(forge: float) -> None:
+    table = make_table(HOME, seed=int(forge))
+    table.links[2].forge = forge
+    rng = random.Random(9)
+    table.sync(32)
+    gains = []
+    held_at = None
+    for i in range(120):
+        if i % 4 == 0:
+            table.sync(1)
+        out = table.race(reactions(rng, 4))
+        d = out[2]
+        true = d.claimed + forge
+        gains.append(true - d.bounded)
+        if held_at is None and table.referee.seat(2).held:
+            held_at = i
+    assert held_at is not None and held_at <= 30
+    assert not any(table.referee.seat(s).held for s in (0, 1, 3))
+    # once held, the forger gains next to nothing on average
+    assert statistics.fmean(gains[40:]) < 5.0
+    assert max(gains) <= forge + 0.5  # never more than it forged (1 ms rounding)
+
+
+def test_slow_poser_is_caught_by_the_kernel_rtt() -> None:
+    """Delaying pongs by 60 ms and claiming 60 ms faster fools the pings, not TCP."""
+    table = make_table(HOME, seed=4)
+    table.links[1].pong_delay = lambda: 60.0
+    table.links[1].forge = 60.0
+    for s in range(4):
+        table.transport(s)
+    table.sync(32)
+    rng = random.Random(4)
+    gains = []
+    for i in range(100):
+        if i % 4 == 0:
+            table.sync(1)
+        d = table.race(reactions(rng, 4))[1]
+        gains.append(d.claimed + 60.0 - d.bounded)
+    assert table.referee.seat(1).held
+    assert not any(table.referee.seat(s).held for s in (0, 2, 3))
+    assert statistics.fmean(gains[20:]) < 8.0
+
+
+def test_jitter_inflater_is_detected_from_its_fastest_pings() -> None:
+    table = make_table(HOME, seed=8)
+    rng = random.Random(8)
+    link = table.links[3]
+    link.pong_delay = lambda: rng.uniform(0.0, 100.0)
+    link.forge = 50.0
+    table.sync(32)
+    gains = []
+    for i in range(100):
+        if i % 4 == 0:
+            table.sync(1)
+        d = table.race(reactions(rng, 4))[3]
+        gains.append(d.claimed + 50.0 - d.bounded)
+    assert table.referee.seat(3).held
+    assert statistics.fmean(gains[40:]) < 15.0
+
+
+def test_stamps_that_contradict_the_clock_are_struck() -> None:
+    ref = FairReferee()
+    for i in range(16):
+        ref.on_ping_sent(0, i, 100.0 * i)
+        ref.on_pong(0, i, 100.0 * i + 10.0 + 500.0, 100.0 * i + 20.0)  # offset 500, rtt 20
+    for f in range(3):
+        t = 10_000.0 * (f + 1)
+        ref.on_card_sent(0, f, t)
+        # claims the input happened 100 ms after the slap arrived
+        ref.judge(0, f, 200.0, t + 500.0 + 100.0, t + 500.0 + 300.0, t + 200.0)
+    assert ref.seat(0).strikes == 3
+    assert ref.seat(0).held
+
+
+def test_disconnect_forgets_the_network_not_the_verdict() -> None:
+    ref = FairReferee()
+    ref.on_ping_sent(0, 1, 0.0)
+    ref.on_pong(0, 1, 0.0, 30.0)
+    ref.seat(0).held = True
+    ref.on_disconnect(0)
+    assert ref.seat(0).held
+    assert ref.seat(0).sync.profile() is None
+    ref.on_disconnect(5)  # unknown seat: nothing to do
+
+
+def test_window_waits_exactly_as_long_as_a_slower_seat_could_still_win() -> None:
+    ref = FairReferee()
+    for seat, rtt in ((0, 20.0), (1, 200.0)):
+        for i in range(16):
+            ref.on_ping_sent(seat, i, 100.0 * i)
+            ref.on_pong(seat, i, 0.0, 100.0 * i + rtt)
+    assert ref.window_ms([0, 1]) == ref.config.window_cap_ms  # no slap yet
+    ref.on_card_sent(0, 1, 10_000.0)
+    ref.on_card_sent(1, 1, 10_000.0)
+    best = ref.bound_reaction(0, 1, 250.0, None, None, 10_270.0)
+    window = ref.window_ms([0, 1])
+    close = 10_270.0 + window
+    # seat 1's slap arriving at the close can just not beat the best
+    assert close == pytest.approx(10_000.0 + ref.allowance(1) + best + 1.0)
+    late = ref.bound_reaction(1, 1, 100.0, None, None, close)
+    assert late > best
+    # a seat that already slapped needs no waiting for
+    assert ref.window_ms([0]) == ref.config.window_min_ms
+
+
+def test_window_is_capped_and_unknown_seats_get_the_cap() -> None:
+    ref = FairReferee(FairConfig(window_cap_ms=400.0, unknown_rtt_ms=5_000.0))
+    ref.on_card_sent(0, 1, 0.0)
+    ref.on_card_sent(1, 1, 0.0)
+    ref.bound_reaction(0, 1, 250.0, None, None, 300.0)
+    assert ref.window_ms([0, 1]) == 400.0
+    assert ref.window_ms([0, 9]) == 400.0
+
+
+def test_reslap_cue_starts_a_new_race() -> None:
+    ref = FairReferee()
+    for seat in (0, 1):
+        ref.on_card_sent(seat, 1, 0.0)
+    ref.bound_reaction(0, 1, 250.0, None, None, 300.0)
+    ref.bound_reaction(1, 1, 250.0, None, None, 300.0)
+    for seat in (0, 1):
+        ref.on_card_sent(seat, 1, 1_000.0)  # tie: a fresh cue to the tied seats
+    assert ref.window_ms([0, 1]) == ref.config.window_cap_ms
+    assert ref.bound_reaction(0, 1, 200.0, None, None, 1_000.0 + 230.0) == 200.0
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"floor_ms": -1.0},
+        {"resolution_ms": 0.0},
+        {"slack_min_ms": 50.0, "slack_max_ms": 10.0},
+        {"suspect_min": 0},
+        {"window_cap_ms": float("nan")},
+    ],
+)
+def test_bad_config_is_refused(kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        FairConfig(**kwargs)  # type: ignore[arg-type]
