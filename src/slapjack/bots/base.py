@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from slapjack.core import View
+from slapjack.core import Card, Rules, SlapjackError, View
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,3 +29,44 @@ class Bot(Protocol):
     def flip_delay_ms(self, view: View) -> float:
         """How long after its turn comes the bot flips."""
         ...
+
+
+@runtime_checkable
+class FastBot(Bot, Protocol):
+    """A bot with a fast path for the simulator and the benchmark.
+
+    The fast path gives the bot a *subset* of what :func:`~slapjack.core.observe`
+    gives: the face-up top card (``view.top``), the rank called with it
+    (``view.top_call``) and the rules (``view.rules``). It must decide exactly as
+    :meth:`Bot.react` would on a view with those values, no reslap round open and
+    its own seat still in, drawing the same random numbers in the same order, so
+    a game played through either path is the same game (a test checks this).
+    """
+
+    def might_slap(self, rank: int, call: int | None, rules: Rules) -> bool:
+        """Could this bot slap a top card of ``rank`` (shown with ``call``)?
+
+        Pure (no random draw). When it is false, :meth:`react_card` must return
+        ``None`` without drawing, so callers may skip it.
+        """
+        ...
+
+    def react_card(self, top: Card, call: int | None, rules: Rules) -> SlapIntent | None:
+        """``react`` for a newly shown ``top`` card, decided from the card alone."""
+        ...
+
+    def next_flip_delay_ms(self) -> float:
+        """``flip_delay_ms`` for bots whose flip delay does not depend on the view."""
+        ...
+
+
+class BotError(SlapjackError):
+    """A bot could not be made as asked."""
+
+    code = "bad_bot"
+
+
+class UnknownBotLevel(BotError):
+    """``make_bot`` was given a level it does not know."""
+
+    code = "unknown_bot_level"
