@@ -1,0 +1,610 @@
+"""The store's logic over SQL, shared by both adapters.
+
+The adapters give a connection with four calls (``execute``, ``executemany``,
+``fetch``, ``fetchone``; parameters written ``?``), a write transaction and a
+reader. Everything else, the SQL included, is here and is the same for SQLite
+and PostgreSQL.
+
+Appends are **group-committed**: ``append_action`` queues the action and
+waits; one writer task takes everything queued, checks and inserts it in one
+transaction, commits once, and only then wakes the callers. An append that
+returned is committed; many rooms appending at once share one commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Protocol
+
+from .base import (
+    GameSummary,
+    PlayerStats,
+    RoomState,
+    Seat,
+    check_action,
+    check_code,
+    check_game_id,
+    check_header,
+    check_index,
+    check_name,
+    check_object,
+    check_paging,
+    check_seat,
+    dump_json,
+    from_ms,
+    load_json,
+    now_ms,
+)
+from .errors import (
+    ActionConflict,
+    ActionGap,
+    BadInput,
+    CorruptRow,
+    RoomExists,
+    SchemaTooNew,
+    StoreClosed,
+    StoreError,
+    StoreUnavailable,
+    UnknownGame,
+    UnknownRoom,
+)
+from .migrations import SCHEMA_VERSION_TABLE, Migration, check_migrations
+from .summary import game_facts
+
+MAX_BATCH: Final = 500
+
+Row = Sequence[Any]
+
+
+class Conn(Protocol):
+    """A database connection as the shared logic sees it (``?`` placeholders)."""
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        """Run one statement; return the number of rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]: ...
+
+    async def fetchone(self, sql: str, *args: Any) -> Row | None: ...
+
+
+@dataclass(slots=True)
+class _Pending:
+    code: str
+    index: int
+    text: str
+    future: asyncio.Future[None]
+
+
+_SUMMARY_COLUMNS: Final = "id, room, game, preset, players, winners, loser, started_ms, finished_ms, flips, actions, complete"
+
+
+class SqlStore(ABC):
+    """The :class:`~slapjack.store.Store` contract over a SQL database."""
+
+    dialect: ClassVar[str]
+    #: Appended to the SELECT that reads the rooms a batch of appends touches.
+    lock_rows_sql: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self._pending: deque[_Pending] = deque()
+        self._writer: asyncio.Task[None] | None = None
+        self._closing = False
+        self._closed = False
+
+    # ------------------------------------------------------- adapter primitives
+
+    @abstractmethod
+    def _transaction(self) -> AbstractAsyncContextManager[Conn]:
+        """A write transaction (committed on success, rolled back on error)."""
+
+    @abstractmethod
+    def _reader(self) -> AbstractAsyncContextManager[Conn]:
+        """A consistent read of several statements."""
+
+    @abstractmethod
+    def _in_list(self, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """``IN (…)`` for ``values``: the SQL after the column and its parameters."""
+
+    @abstractmethod
+    async def _migration_lock(self, conn: Conn) -> None:
+        """Make concurrent migrations of one database wait for each other."""
+
+    @abstractmethod
+    async def _close_connection(self) -> None: ...
+
+    # ------------------------------------------------------------------ helpers
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosed("the store is closed")
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[Conn]:
+        self._check_open()
+        async with self._guard(), self._transaction() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[Conn]:
+        self._check_open()
+        async with self._guard(), self._reader() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _guard(self) -> AsyncIterator[None]:
+        """Driver errors become :class:`StoreUnavailable`; our own pass through."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    # ------------------------------------------------------------------ schema
+
+    async def _migrate(self, steps: Sequence[Migration]) -> None:
+        check_migrations(tuple(steps))
+        async with self._tx() as conn:
+            await self._migration_lock(conn)
+            await conn.execute(SCHEMA_VERSION_TABLE)
+            row = await conn.fetchone("SELECT MAX(version) FROM schema_version")
+            current = int(row[0]) if row is not None and row[0] is not None else 0
+            if current > len(steps):
+                raise SchemaTooNew(
+                    f"the database has schema version {current}; this program knows up to "
+                    f"{len(steps)}: upgrade slapjack"
+                )
+            for step in steps[current:]:
+                for statement in step.statements:
+                    await conn.execute(statement)
+                await conn.execute(
+                    "INSERT INTO schema_version (version, name, applied_ms) VALUES (?, ?, ?)",
+                    step.version,
+                    step.name,
+                    now_ms(),
+                )
+
+    async def schema_version(self) -> int:
+        async with self._read() as conn:
+            row = await conn.fetchone("SELECT MAX(version) FROM schema_version")
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
+    async def close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        await self._drain()
+        self._closed = True
+        await self._close_connection()
+
+    # --------------------------------------------------------------- live rooms
+
+    async def create_room(
+        self, code: str, settings: Mapping[str, Any], record_header: Mapping[str, Any]
+    ) -> None:
+        code = check_code(code)
+        settings_text = dump_json(check_object(settings, "settings"), "settings")
+        header_text = dump_json(check_header(record_header), "record_header")
+        now = now_ms()
+        async with self._tx() as conn:
+            added = await conn.execute(
+                "INSERT INTO rooms (code, settings, header, next_index, created_ms, game_started_ms)"
+                " VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (code) DO NOTHING",
+                code,
+                settings_text,
+                header_text,
+                now,
+                now,
+            )
+            if not added:
+                raise RoomExists(f"a live room {code} exists already")
+
+    async def reset_room(self, code: str, record_header: Mapping[str, Any]) -> None:
+        code = check_code(code)
+        header_text = dump_json(check_header(record_header), "record_header")
+        async with self._tx() as conn:
+            changed = await conn.execute(
+                "UPDATE rooms SET header = ?, next_index = 0, game_started_ms = ? WHERE code = ?",
+                header_text,
+                now_ms(),
+                code,
+            )
+            if not changed:
+                raise UnknownRoom(f"no live room {code}")
+            await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
+
+    async def update_settings(self, code: str, settings: Mapping[str, Any]) -> None:
+        code = check_code(code)
+        text = dump_json(check_object(settings, "settings"), "settings")
+        async with self._tx() as conn:
+            if not await conn.execute("UPDATE rooms SET settings = ? WHERE code = ?", text, code):
+                raise UnknownRoom(f"no live room {code}")
+
+    async def set_seat(
+        self,
+        code: str,
+        seat: int,
+        name: str,
+        token_hash: str | None,
+        is_bot: bool = False,
+        bot_level: str | None = None,
+    ) -> None:
+        code, seat, name = check_code(code), check_seat(seat), check_name(name)
+        if token_hash is not None and (not isinstance(token_hash, str) or len(token_hash) > 200):
+            raise BadInput("token_hash is text of at most 200 characters, or None")
+        if not isinstance(is_bot, bool):
+            raise BadInput(f"is_bot must be true or false, got {is_bot!r}")
+        if bot_level is not None and (not isinstance(bot_level, str) or len(bot_level) > 40):
+            raise BadInput("bot_level is a short text or None")
+        async with self._tx() as conn:
+            await self._require_room(conn, code)
+            await conn.execute(
+                "INSERT INTO room_seats (code, seat, name, token_hash, is_bot, bot_level)"
+                " VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (code, seat) DO UPDATE SET name = excluded.name,"
+                " token_hash = excluded.token_hash, is_bot = excluded.is_bot,"
+                " bot_level = excluded.bot_level",
+                code,
+                seat,
+                name,
+                token_hash,
+                int(is_bot),
+                bot_level,
+            )
+
+    async def clear_seat(self, code: str, seat: int) -> None:
+        code, seat = check_code(code), check_seat(seat)
+        async with self._tx() as conn:
+            await self._require_room(conn, code)
+            await conn.execute("DELETE FROM room_seats WHERE code = ? AND seat = ?", code, seat)
+
+    async def _require_room(self, conn: Conn, code: str) -> None:
+        if await conn.fetchone("SELECT 1 FROM rooms WHERE code = ?", code) is None:
+            raise UnknownRoom(f"no live room {code}")
+
+    async def append_action(self, code: str, index: int, action: Mapping[str, Any]) -> None:
+        if self._closing:
+            raise StoreClosed("the store is closed")
+        code, index = check_code(code), check_index(index)
+        text = dump_json(check_action(action), "action")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Pending(code, index, text, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_loop(), name="slapjack-store-writer")
+        await future
+
+    async def _drain(self) -> None:
+        """Wait until every queued append is written (or failed); used by ``close``."""
+        while self._writer is not None and not self._writer.done():
+            await asyncio.shield(self._writer)
+
+    async def _write_loop(self) -> None:
+        while self._pending:
+            batch = [self._pending.popleft() for _ in range(min(len(self._pending), MAX_BATCH))]
+            try:
+                outcomes = await self._write_batch(batch)
+            except Exception as exc:
+                code = exc.code if isinstance(exc, StoreError) else StoreUnavailable.code
+                outcomes = [StoreUnavailable(f"append not stored: {exc}", code=code) for _ in batch]
+            for pending, outcome in zip(batch, outcomes, strict=True):
+                if pending.future.done():
+                    continue  # the caller gave up waiting
+                if outcome is None:
+                    pending.future.set_result(None)
+                else:
+                    pending.future.set_exception(outcome)
+
+    async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
+        async with self._tx() as conn:
+            codes = sorted({p.code for p in batch})
+            where, params = self._in_list(codes)
+            rows = await conn.fetch(
+                f"SELECT code, next_index FROM rooms WHERE code {where}{self.lock_rows_sql}",
+                *params,
+            )
+            start = {str(r[0]): int(r[1]) for r in rows}
+            nxt = dict(start)
+            accepted: dict[tuple[str, int], str] = {}
+            outcomes: list[StoreError | None] = []
+            to_check: list[int] = []
+            for i, p in enumerate(batch):
+                n = nxt.get(p.code)
+                if n is None:
+                    outcomes.append(UnknownRoom(f"no live room {p.code}"))
+                elif p.index == n:
+                    accepted[(p.code, p.index)] = p.text
+                    nxt[p.code] = n + 1
+                    outcomes.append(None)
+                elif p.index > n:
+                    outcomes.append(ActionGap(p.code, p.index, n))
+                elif (p.code, p.index) in accepted:
+                    same = _same_json(accepted[(p.code, p.index)], p.text)
+                    outcomes.append(None if same else ActionConflict(p.code, p.index))
+                else:
+                    outcomes.append(None)
+                    to_check.append(i)
+            for i in to_check:
+                p = batch[i]
+                row = await conn.fetchone(
+                    "SELECT action FROM room_actions WHERE code = ? AND idx = ?", p.code, p.index
+                )
+                if row is None:
+                    outcomes[i] = CorruptRow(f"room {p.code}: stored action {p.index} is missing")
+                elif not _same_json(row[0], p.text):
+                    outcomes[i] = ActionConflict(p.code, p.index)
+            if accepted:
+                await conn.executemany(
+                    "INSERT INTO room_actions (code, idx, action) VALUES (?, ?, ?)",
+                    [(c, i, t) for (c, i), t in accepted.items()],
+                )
+                await conn.executemany(
+                    "UPDATE rooms SET next_index = ? WHERE code = ?",
+                    [(n, c) for c, n in nxt.items() if n != start[c]],
+                )
+        return outcomes
+
+    async def load_room(self, code: str) -> RoomState:
+        code = check_code(code)
+        async with self._read() as conn:
+            row = await conn.fetchone(
+                "SELECT settings, header, next_index, created_ms, game_started_ms"
+                " FROM rooms WHERE code = ?",
+                code,
+            )
+            if row is None:
+                raise UnknownRoom(f"no live room {code}")
+            seat_rows = await conn.fetch(
+                "SELECT seat, name, token_hash, is_bot, bot_level FROM room_seats"
+                " WHERE code = ? ORDER BY seat",
+                code,
+            )
+            action_rows = await conn.fetch(
+                "SELECT idx, action FROM room_actions WHERE code = ? ORDER BY idx", code
+            )
+        where = f"room {code}"
+        actions: list[dict[str, Any]] = []
+        for expected, (idx, text) in enumerate(action_rows):
+            if idx != expected:
+                raise CorruptRow(f"{where}: action {expected} is missing")
+            actions.append(load_json(text, f"{where} action {idx}"))
+        if len(actions) != row[2]:
+            raise CorruptRow(f"{where}: {len(actions)} actions stored, {row[2]} expected")
+        seats = tuple(Seat(int(s[0]), str(s[1]), s[2], bool(s[3]), s[4]) for s in seat_rows)
+        return RoomState(
+            code=code,
+            settings=load_json(row[0], f"{where} settings"),
+            seats=seats,
+            header=load_json(row[1], f"{where} header"),
+            actions=tuple(actions),
+            created_at=from_ms(row[3], where),
+            game_started_at=from_ms(row[4], where),
+        )
+
+    async def live_rooms(self) -> list[str]:
+        async with self._read() as conn:
+            rows = await conn.fetch("SELECT code FROM rooms ORDER BY created_ms, code")
+        return [str(r[0]) for r in rows]
+
+    async def close_room(self, code: str) -> None:
+        code = check_code(code)
+        async with self._tx() as conn:
+            await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
+            await conn.execute("DELETE FROM room_seats WHERE code = ?", code)
+            if not await conn.execute("DELETE FROM rooms WHERE code = ?", code):
+                raise UnknownRoom(f"no live room {code}")
+
+    # ----------------------------------------------------------- finished games
+
+    async def finish_game(
+        self,
+        code: str | None,
+        record: Mapping[str, Any],
+        result: Mapping[str, Any] | None = None,
+    ) -> int:
+        if code is not None:
+            code = check_code(code)
+        record_obj = check_object(record, "record")
+        record_text = dump_json(record_obj, "record")
+        result_text = dump_json(check_object(result or {}, "result"), "result")
+        facts = game_facts(record_obj)
+        sha = hashlib.sha256(record_text.encode()).hexdigest()
+        async with self._tx() as conn:
+            row = await conn.fetchone("SELECT id FROM games WHERE record_sha = ?", sha)
+            if row is not None:
+                return int(row[0])
+            finished = now_ms()
+            started = finished
+            bots: set[int] = set()
+            if code is not None:
+                room = await conn.fetchone("SELECT game_started_ms FROM rooms WHERE code = ?", code)
+                if room is not None:
+                    started = int(room[0])
+                    for seat, name, is_bot in await conn.fetch(
+                        "SELECT seat, name, is_bot FROM room_seats WHERE code = ?", code
+                    ):
+                        if is_bot and seat < len(facts.players) and facts.players[seat] == name:
+                            bots.add(int(seat))
+            row = await conn.fetchone(
+                "INSERT INTO games (record_sha, room, game, preset, players, winners, loser,"
+                " started_ms, finished_ms, flips, actions, complete, record, result)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (record_sha) DO NOTHING RETURNING id",
+                sha,
+                code,
+                facts.game,
+                facts.preset,
+                dump_json(list(facts.players), "players"),
+                dump_json(list(facts.winners), "winners"),
+                facts.loser,
+                started,
+                finished,
+                facts.flips,
+                facts.actions,
+                int(facts.complete),
+                record_text,
+                result_text,
+            )
+            if row is None:  # stored meanwhile by another process
+                row = await conn.fetchone("SELECT id FROM games WHERE record_sha = ?", sha)
+                if row is None:
+                    raise StoreUnavailable("the game was neither stored nor found")
+                return int(row[0])
+            game_id = int(row[0])
+            await conn.executemany(
+                "INSERT INTO game_players (game_id, seat, name, place, is_winner, is_loser,"
+                " is_bot, cards, jacks, slaps, wrong_slaps)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        game_id,
+                        line.seat,
+                        line.name,
+                        line.place,
+                        int(line.is_winner),
+                        int(line.is_loser),
+                        int(line.seat in bots),
+                        line.cards,
+                        line.jacks,
+                        line.slaps,
+                        line.wrong_slaps,
+                    )
+                    for line in facts.lines
+                ],
+            )
+            reactions = [(game_id, line.name, r) for line in facts.lines for r in line.reactions]
+            if reactions:
+                await conn.executemany(
+                    "INSERT INTO reactions (game_id, name, reaction_ms) VALUES (?, ?, ?)",
+                    reactions,
+                )
+        return game_id
+
+    async def list_games(
+        self, limit: int = 50, offset: int = 0, player: str | None = None
+    ) -> list[GameSummary]:
+        limit, offset = check_paging(limit, offset)
+        async with self._read() as conn:
+            if player is None:
+                rows = await conn.fetch(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM games ORDER BY id DESC LIMIT ? OFFSET ?",
+                    limit,
+                    offset,
+                )
+            else:
+                rows = await conn.fetch(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id IN"
+                    " (SELECT game_id FROM game_players WHERE name = ?)"
+                    " ORDER BY id DESC LIMIT ? OFFSET ?",
+                    check_name(player),
+                    limit,
+                    offset,
+                )
+        return [_summary(r) for r in rows]
+
+    async def count_games(self, player: str | None = None) -> int:
+        async with self._read() as conn:
+            if player is None:
+                row = await conn.fetchone("SELECT COUNT(*) FROM games")
+            else:
+                row = await conn.fetchone(
+                    "SELECT COUNT(*) FROM game_players WHERE name = ?", check_name(player)
+                )
+        return int(row[0]) if row is not None else 0
+
+    async def get_game(self, game_id: int) -> dict[str, Any]:
+        game_id = check_game_id(game_id)
+        async with self._read() as conn:
+            row = await conn.fetchone("SELECT record FROM games WHERE id = ?", game_id)
+        if row is None:
+            raise UnknownGame(f"no finished game {game_id}")
+        record: dict[str, Any] = load_json(row[0], f"game {game_id} record")
+        return record
+
+    async def get_summary(self, game_id: int) -> GameSummary:
+        game_id = check_game_id(game_id)
+        async with self._read() as conn:
+            row = await conn.fetchone(f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id = ?", game_id)
+        if row is None:
+            raise UnknownGame(f"no finished game {game_id}")
+        return _summary(row)
+
+    async def get_result(self, game_id: int) -> dict[str, Any]:
+        game_id = check_game_id(game_id)
+        async with self._read() as conn:
+            row = await conn.fetchone("SELECT result FROM games WHERE id = ?", game_id)
+        if row is None:
+            raise UnknownGame(f"no finished game {game_id}")
+        result: dict[str, Any] = load_json(row[0], f"game {game_id} result")
+        return result
+
+    async def player_stats(self, name: str) -> PlayerStats:
+        name = check_name(name)
+        async with self._read() as conn:
+            row = await conn.fetchone(
+                "SELECT COUNT(*), COALESCE(SUM(p.is_winner), 0), COALESCE(SUM(p.jacks), 0),"
+                " COALESCE(SUM(p.slaps), 0), COALESCE(SUM(p.wrong_slaps), 0),"
+                " MAX(g.finished_ms)"
+                " FROM game_players p JOIN games g ON g.id = p.game_id WHERE p.name = ?",
+                name,
+            )
+            count_row = await conn.fetchone("SELECT COUNT(*) FROM reactions WHERE name = ?", name)
+            n = int(count_row[0]) if count_row is not None else 0
+            median: float | None = None
+            if n:
+                middle = await conn.fetch(
+                    "SELECT reaction_ms FROM reactions WHERE name = ?"
+                    " ORDER BY reaction_ms LIMIT ? OFFSET ?",
+                    name,
+                    2 - n % 2,
+                    (n - 1) // 2,
+                )
+                median = sum(float(r[0]) for r in middle) / len(middle)
+        if row is None or not row[0]:
+            return PlayerStats(name)
+        return PlayerStats(
+            name=name,
+            games=int(row[0]),
+            wins=int(row[1]),
+            jacks=int(row[2]),
+            slaps=int(row[3]),
+            wrong_slaps=int(row[4]),
+            median_reaction_ms=median,
+            last_played=from_ms(row[5], f"stats of {name}") if row[5] is not None else None,
+        )
+
+
+def _same_json(stored: Any, text: str) -> bool:
+    if stored == text:
+        return True
+    return bool(load_json(stored, "stored action") == load_json(text, "action"))
+
+
+def _summary(row: Row) -> GameSummary:
+    where = f"game {row[0]}"
+    players = load_json(row[4], f"{where} players", kind=list)
+    winners = load_json(row[5], f"{where} winners", kind=list)
+    return GameSummary(
+        id=int(row[0]),
+        room=row[1],
+        game=str(row[2]),
+        preset=str(row[3]),
+        players=tuple(str(p) for p in players),
+        winners=tuple(str(w) for w in winners),
+        loser=row[6],
+        started_at=from_ms(row[7], where),
+        finished_at=from_ms(row[8], where),
+        flips=int(row[9]),
+        actions=int(row[10]),
+        complete=bool(row[11]),
+    )
