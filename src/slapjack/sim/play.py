@@ -1,0 +1,342 @@
+"""Play one bot-only game with the engine, in simulated time.
+
+How a game runs (``docs/bots.md`` has the whole story):
+
+* The player on turn flips after its bot's flip delay; the simulated clock
+  advances by that delay.
+* Right after a flip every bot still in is asked (once) whether it slaps the new
+  top card. The slaps are applied in ascending reaction order; a wrong slap
+  takes effect at once, a slap on a Jack (or an Irish Snap match) joins the race.
+  A slap slower than ``window_ms`` comes too late and is dropped.
+* An open race is settled as soon as all slaps are in. Under ``tie=reslap`` it is
+  settled with ``final=False``; if that opens a reslap round, the tied bots are
+  asked again (with a fresh view) and the race is settled with ``final=True``.
+* The clock moves on to the last slap, or by ``window_ms`` if someone who could
+  have slapped a Jack (or had to slap a match) did not: a room waits out its window.
+* A game stops when it is over or after ``cap`` flips ("capped"): it cannot hang.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from slapjack.bots import Bot, FastBot, SlapIntent
+from slapjack.core import (
+    Card,
+    Flip,
+    Game,
+    Record,
+    Rules,
+    Slap,
+    SlapjackError,
+    Table,
+    Tie,
+    TimeUp,
+    observe,
+)
+from slapjack.core.events import (
+    Event,
+    Forfeit,
+    NoSlap,
+    PickedUp,
+    PileSplit,
+    RaceTied,
+    RaceWon,
+    TimeIsUp,
+)
+
+DEFAULT_CAP = 5_000
+"""Flips after which a game is stopped and counted as capped."""
+DEFAULT_WINDOW_MS = 2_000.0
+"""How long a slap window stays open after a flip (simulated milliseconds)."""
+
+
+class SimulationError(SlapjackError):
+    """The simulator was given something it cannot run (or the engine stalled)."""
+
+    code = "bad_simulation"
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The figures of one simulated game (seats are indices ``0 … n-1``)."""
+
+    index: int
+    seed: int
+    flips: int
+    duration_ms: int
+    finished: bool
+    capped: bool
+    time_up: bool
+    winners: tuple[int, ...]
+    loser: int | None
+    out_order: tuple[int, ...]
+    """Slapjack: the eliminated seats, in order; Irish Snap: the finishing order."""
+    jacks: tuple[int, ...]
+    """Races won outright per seat (a Jack in Slapjack)."""
+    wrong_slaps: tuple[int, ...]
+    """Slaps on a card that must not be slapped, per seat (each cost a penalty)."""
+    forfeits: tuple[int, ...]
+    """Say-it: races lost by a slap without the call, per seat."""
+    pickups: tuple[int, ...]
+    """Irish Snap: piles picked up for being last on a match, per seat."""
+    ties: int
+    """Reslap rounds opened by an exact tie."""
+    splits: int
+    """Piles split among tied players (``tie=split``)."""
+    no_slaps: int
+    """Jacks (or matches) nobody slapped."""
+    record: Record | None = None
+    """The game record, if asked for (``keep_record=True``)."""
+
+
+class _Tally:
+    __slots__ = ("forfeits", "jacks", "no_slaps", "pickups", "splits", "ties", "time_up", "wrong")
+
+    def __init__(self, n: int) -> None:
+        self.jacks = [0] * n
+        self.wrong = [0] * n
+        self.forfeits = [0] * n
+        self.pickups = [0] * n
+        self.ties = 0
+        self.splits = 0
+        self.no_slaps = 0
+        self.time_up = False
+
+    def settled(self, events: list[Event]) -> None:
+        for ev in events:
+            if isinstance(ev, RaceWon):
+                self.jacks[ev.winner] += 1
+            elif isinstance(ev, PickedUp):
+                if ev.reason == "last":
+                    self.pickups[ev.seat] += 1
+            elif isinstance(ev, NoSlap):
+                self.no_slaps += 1
+            elif isinstance(ev, Forfeit):
+                self.forfeits[ev.seat] += 1
+            elif isinstance(ev, RaceTied):
+                self.ties += 1
+            elif isinstance(ev, PileSplit):
+                self.splits += 1
+            elif isinstance(ev, TimeIsUp):
+                self.time_up = True
+
+
+_FAST_TYPES: dict[type, bool] = {}
+
+
+def _is_fast(bot: Bot) -> bool:
+    """``isinstance(bot, FastBot)``, cached per class (protocol checks are slow)."""
+    kind = type(bot)
+    known = _FAST_TYPES.get(kind)
+    if known is None:
+        known = _FAST_TYPES[kind] = isinstance(bot, FastBot)
+    return known
+
+
+def play_game(
+    rules: Rules,
+    bots: Sequence[Bot],
+    deck: Sequence[Card],
+    *,
+    index: int = 0,
+    seed: int = 0,
+    cap: int = DEFAULT_CAP,
+    window_ms: float = DEFAULT_WINDOW_MS,
+    check: bool = False,
+    fast: bool = True,
+    keep_record: bool = False,
+    names: Sequence[str] | None = None,
+) -> GameResult:
+    """Play one game of ``rules`` between ``bots`` (one per seat) from ``deck``.
+
+    ``check`` verifies the 52-card invariant after every action. ``fast`` lets
+    bots that implement :class:`~slapjack.bots.FastBot` decide from the top card
+    instead of a full view (the same decisions; see ``docs/bots.md``).
+    ``keep_record`` plays through a :class:`~slapjack.core.Table` and returns its
+    record, which replays to the same final position.
+    """
+    n = len(bots)
+    if names is None:
+        names = [f"S{s + 1}-{b.level}"[:40] for s, b in enumerate(bots)]
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+        raise SimulationError(f"cap must be a whole number of flips >= 1, got {cap!r}")
+    if not window_ms > 0:
+        raise SimulationError(f"window_ms must be positive, got {window_ms!r}")
+    table: Table | None = None
+    do_flip: Callable[[int, int], list[Event]]
+    do_slap: Callable[[int, float, bool, int], list[Event]]
+    do_time_up: Callable[[int], list[Event]]
+    if keep_record:
+        table = Table.new(rules, names, deck=deck)
+        game = table.game
+        tab = table
+
+        def do_flip(seat: int, t: int) -> list[Event]:
+            return tab.apply(Flip(seat, t))
+
+        def do_slap(seat: int, reaction: float, call: bool, t: int) -> list[Event]:
+            return tab.apply(Slap(seat, reaction, call, t))
+
+        def do_time_up(t: int) -> list[Event]:
+            return tab.apply(TimeUp(t))
+
+    else:
+        game = Game(rules, names, deck)
+        do_flip, do_slap, do_time_up = game.flip, game.slap, game.time_up
+    if game.n != n:  # pragma: no cover - Game checks the names it is given
+        raise SimulationError("one bot per seat")
+
+    fast_bots: list[FastBot] | None = None
+    if fast and all(_is_fast(b) for b in bots):
+        fast_bots = cast(list[FastBot], list(bots))
+    # interest[rank * 14 + call + 1] (call -1: none): could any bot slap this card?
+    # Filled in lazily; a card nobody could slap costs one lookup.
+    interest: list[bool | None] = [None] * (13 * 14)
+    flip_delays = [b.next_flip_delay_ms for b in fast_bots] if fast_bots is not None else []
+    settle = game.settle
+    centre = game.centre
+    is_out = game.is_out
+    seats = range(n)
+    irish = rules.is_irish
+    reslap = not irish and rules.tie is Tie.RESLAP
+    limit_ms = rules.time_limit * 1000
+    tally = _Tally(n)
+    clock = 0.0
+    stalls = 0
+    capped = False
+    call: int | None = None
+
+    while not game.over:
+        seat = game.turn
+        if seat is None:
+            # Nobody can flip: settling hands the pile back (docs/rules.en.md).
+            stalls += 1
+            if stalls > 3:  # pragma: no cover - the engine always resolves this
+                raise SimulationError("the engine did not resolve a position nobody can flip")
+            tally.settled(settle(True))
+            continue
+        if game.flips >= cap:
+            capped = True
+            break
+        if fast_bots is not None:
+            clock += flip_delays[seat]()
+        else:
+            clock += bots[seat].flip_delay_ms(observe(game, seat))
+        t = int(clock)
+        if limit_ms and t >= limit_ms:
+            tally.settled(do_time_up(max(limit_ms, game.t)))
+            clock = float(game.t)
+            break
+        do_flip(seat, t)
+        stalls = 0
+        if check:
+            game.check_invariant()
+        # ---- who slaps the new top card
+        intents: list[tuple[float, int, bool]] = []
+        if fast_bots is not None:
+            top = centre[-1]
+            if irish:
+                call = game.top_call
+                key = (top >> 2) * 14 + (0 if call is None else call + 1)
+            else:
+                key = (top >> 2) * 14
+            wanted = interest[key]
+            if wanted is None:
+                wanted = interest[key] = any(b.might_slap(top >> 2, call, rules) for b in fast_bots)
+            if not wanted and not game.race_open:
+                continue  # the common case: a card nobody could slap
+            if game.over:
+                break
+            if wanted:
+                for s in seats:
+                    if not is_out[s]:
+                        intent = fast_bots[s].react_card(top, call, rules)
+                        if intent is not None:
+                            intents.append((intent.reaction_ms, s, intent.call))
+        else:
+            if game.over:
+                break
+            for s in seats:
+                if not is_out[s]:
+                    intent = bots[s].react(observe(game, s))
+                    if intent is not None:
+                        intents.append((intent.reaction_ms, s, intent.call))
+            if not intents and not game.race_open:
+                continue
+        could_slap = n - is_out.count(True)
+        last_t = t
+        slapped = 0
+        if intents:
+            intents.sort()
+            for reaction, s, call_flag in intents:
+                if reaction > window_ms or game.over:
+                    break
+                if is_out[s]:
+                    continue
+                before = game.race_open
+                slap_t = t + int(reaction)
+                events = do_slap(s, reaction, call_flag, slap_t)
+                last_t = slap_t
+                slapped += 1
+                if check:
+                    game.check_invariant()
+                if events and not before:
+                    tally.wrong[s] += 1
+        if game.race_open and not game.over:
+            close = last_t if slapped >= could_slap else t + int(window_ms)
+            tally.settled(settle(not reslap))
+            if game.race_open:  # an exact tie opened a reslap round
+                close = _reslap_round(game, bots, close, window_ms, do_slap, check)
+                tally.settled(settle(True))
+            clock = max(clock, float(close))
+        else:
+            clock = max(clock, float(last_t))
+
+    return GameResult(
+        index=index,
+        seed=seed,
+        flips=game.flips,
+        duration_ms=max(int(clock), game.t),
+        finished=game.over,
+        capped=capped,
+        time_up=tally.time_up,
+        winners=game.winners,
+        loser=game.loser,
+        out_order=tuple(game.out_order),
+        jacks=tuple(tally.jacks),
+        wrong_slaps=tuple(tally.wrong),
+        forfeits=tuple(tally.forfeits),
+        pickups=tuple(tally.pickups),
+        ties=tally.ties,
+        splits=tally.splits,
+        no_slaps=tally.no_slaps,
+        record=table.record if table is not None else None,
+    )
+
+
+def _reslap_round(
+    game: Game,
+    bots: Sequence[Bot],
+    start: int,
+    window_ms: float,
+    do_slap: Callable[[int, float, bool, int], list[Event]],
+    check: bool,
+) -> int:
+    """Ask the tied bots again (each from its own fresh view); apply their slaps."""
+    among = game.reslap_among or ()
+    intents: list[tuple[float, int, bool]] = []
+    for s in among:
+        intent: SlapIntent | None = bots[s].react(observe(game, s))
+        if intent is not None and intent.reaction_ms <= window_ms:
+            intents.append((intent.reaction_ms, s, intent.call))
+    intents.sort()
+    last = start
+    for reaction, s, call_flag in intents:
+        last = start + int(reaction)
+        do_slap(s, reaction, call_flag, last)
+        if check:
+            game.check_invariant()
+    return last if len(intents) == len(among) else start + int(window_ms)
