@@ -1,0 +1,389 @@
+"""The web server: lobby and history over HTTP, the game over WebSockets.
+
+``create_app()`` builds the FastAPI application; ``slapjack serve`` runs it on
+uvicorn. See docs/protocol.md for every route and message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator
+from dataclasses import fields
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import segno
+from fastapi import FastAPI, Query, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.websockets import WebSocketDisconnect
+
+from slapjack.core import SlapjackError, parse_deck
+from slapjack.store import StoreError, open_store
+from slapjack.store.base import Store
+
+from .connection import Conn
+from .lobby import Lobby
+from .models import (
+    CLIENT_MESSAGE,
+    MAX_FRAME_BYTES,
+    CreateRoom,
+    Joined,
+    JoinRoom,
+    PlayNow,
+    Pong,
+)
+from .referee import RefereeFactory, referee_factory
+from .room import Room, RoomError, RoomSetup, RoomTiming
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+PAGES = {
+    "index": "index.html",
+    "room": "room.html",
+    "party": "party.html",
+    "history": "history.html",
+    "replay": "replay.html",
+    "rules": "rules.html",
+}
+PING_FIRST_S = 0.25
+PING_EVERY_S = 5.0
+TEST_HOOKS_ENV = "SLAPJACK_TEST_HOOKS"
+
+
+class TestRoom(BaseModel):
+    """``POST /api/test/rooms`` (test hooks only): a room with a chosen deck and timing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    create: CreateRoom = Field(default_factory=CreateRoom)
+    deck: list[str] | None = None
+    seed: int | None = None
+    bot_seed: int | None = None
+    timing: dict[str, float | str] = Field(default_factory=dict)
+    referee: Literal["fair", "arrival"] | None = None
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message}, status_code=status)
+
+
+def create_app(
+    *,
+    data_dir: str | Path = "data",
+    database_url: str | None = None,
+    referee: str | None = None,
+    store: Store | None = None,
+    timing: RoomTiming | None = None,
+    test_hooks: bool | None = None,
+    static_dir: Path | None = None,
+) -> FastAPI:
+    """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
+    records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
+    ``timing`` sets room timers; ``test_hooks`` enables ``/api/test/rooms``
+    (also with the environment variable ``SLAPJACK_TEST_HOOKS=1``)."""
+    factory: RefereeFactory = referee_factory(referee)
+    hooks = test_hooks if test_hooks is not None else os.environ.get(TEST_HOOKS_ENV) == "1"
+    static = static_dir or STATIC_DIR
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        own = store is None
+        st = store if store is not None else await open_store(database_url, data_dir)
+        lobby = Lobby(st, factory, timing=timing)
+        state["lobby"] = lobby
+        app.state.lobby = lobby
+        resumed = await lobby.resume()
+        if resumed:
+            log.info("resumed %d live room(s)", resumed)
+        try:
+            yield
+        finally:
+            await lobby.shutdown()
+            if own:
+                await st.close()
+
+    app = FastAPI(title="Slapjack", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+
+    def lobby() -> Lobby:
+        lb: Lobby = state["lobby"]
+        return lb
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid')}".strip(": "))
+
+    # ------------------------------------------------------------- pages
+
+    def page(name: str) -> Response:
+        path = static / PAGES[name]
+        if not path.is_file():
+            return _error(404, "no_page", f"the client page {PAGES[name]} is missing")
+        return FileResponse(path, media_type="text/html")
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> Response:
+        return page("index")
+
+    @app.get("/r/{code}", include_in_schema=False)
+    async def room_page(code: str) -> Response:
+        return page("room")
+
+    @app.get("/party", include_in_schema=False)
+    async def party_page() -> Response:
+        return page("party")
+
+    @app.get("/history", include_in_schema=False)
+    async def history_page() -> Response:
+        return page("history")
+
+    @app.get("/replay/{game_id}", include_in_schema=False)
+    async def replay_page(game_id: str) -> Response:
+        return page("replay")
+
+    @app.get("/rules", include_in_schema=False)
+    async def rules_page() -> Response:
+        return page("rules")
+
+    if static.is_dir():
+        app.mount("/static", StaticFiles(directory=static), name="static")
+
+    # ------------------------------------------------------------- rooms
+
+    def create_room(
+        settings: CreateRoom,
+        setup: RoomSetup | None = None,
+        room_timing: RoomTiming | None = None,
+        ref: RefereeFactory | None = None,
+    ) -> Room | JSONResponse:
+        bad = [k for k in settings.bots if int(k) >= settings.seats]
+        if bad:
+            return _error(422, "bad_request", f"bot seat {bad[0]} is beyond {settings.seats} seats")
+        try:
+            return lobby().create(settings, setup=setup, timing=room_timing, referee=ref)
+        except SlapjackError as exc:
+            return _error(422 if exc.code != "server_full" else 503, exc.code, exc.message)
+
+    @app.get("/api/rooms")
+    async def list_rooms(all: bool = False) -> dict[str, Any]:
+        rooms = [
+            room.info().model_dump()
+            for room in lobby().rooms.values()
+            if room.settings.public
+            and room.status != "closed"
+            and (all or (room.status == "waiting" and room.free_seats() > 0))
+        ]
+        return {"rooms": rooms}
+
+    @app.post("/api/rooms", response_model=None)
+    async def post_room(settings: CreateRoom) -> dict[str, str] | JSONResponse:
+        room = create_room(settings)
+        if isinstance(room, JSONResponse):
+            return room
+        return {"code": room.code, "url": f"/r/{room.code}"}
+
+    async def join(room: Room, name: str) -> Joined | JSONResponse:
+        try:
+            seat, token, taken = await room.call(partial(room.join, name))
+        except RoomError as exc:
+            return _error(409, exc.code, exc.message)
+        return Joined(code=room.code, seat=seat, token=token, name=taken, url=f"/r/{room.code}")
+
+    @app.post("/api/play-now", response_model=None)
+    async def play_now(body: PlayNow) -> Joined | JSONResponse:
+        settings = CreateRoom(
+            name=f"{body.name} vs bots",
+            bots={"1": "casual", "2": "casual", "3": "casual"},
+            public=False,
+        )
+        room = create_room(settings)
+        if isinstance(room, JSONResponse):
+            return room
+        return await join(room, body.name)
+
+    @app.get("/api/rooms/{code}", response_model=None)
+    async def get_room(code: str) -> dict[str, Any] | JSONResponse:
+        room = lobby().get(code)
+        if room is None:
+            return _error(404, "unknown_room", f"no room {code!r}")
+        return room.info().model_dump()
+
+    @app.post("/api/rooms/{code}/join", response_model=None)
+    async def join_room(code: str, body: JoinRoom) -> Joined | JSONResponse:
+        room = lobby().get(code)
+        if room is None:
+            return _error(404, "unknown_room", f"no room {code!r}")
+        return await join(room, body.name)
+
+    @app.get("/api/rooms/{code}/qr.svg", response_model=None)
+    async def room_qr(code: str, request: Request) -> Response:
+        room = lobby().get(code)
+        if room is None:
+            return _error(404, "unknown_room", f"no room {code!r}")
+        url = str(request.base_url).rstrip("/") + f"/r/{room.code}"
+        qr = segno.make(url, error="m")
+        svg = qr.svg_inline(scale=4, dark="#111", light="#fff")
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
+
+    # ------------------------------------------------------------- history
+
+    @app.get("/api/games", response_model=None)
+    async def list_games(
+        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        player: Annotated[str | None, Query(max_length=100)] = None,
+    ) -> dict[str, Any] | JSONResponse:
+        try:
+            st = lobby().store
+            games = await st.list_games(limit, offset, player)
+            total = await st.count_games(player)
+        except StoreError as exc:
+            return _error(400, exc.code, exc.message)
+        return {"games": [g.to_dict() for g in games], "total": total}
+
+    @app.get("/api/games/{game_id}", response_model=None)
+    async def get_game(game_id: int, download: bool = False) -> Response:
+        try:
+            record = await lobby().store.get_game(game_id)
+        except StoreError as exc:
+            return _error(404 if exc.code == "unknown_game" else 400, exc.code, exc.message)
+        headers = {}
+        if download:
+            headers["Content-Disposition"] = f'attachment; filename="slapjack-{game_id}.json"'
+        return JSONResponse(record, headers=headers)
+
+    @app.get("/api/stats/{name}", response_model=None)
+    async def stats(name: str) -> dict[str, Any] | JSONResponse:
+        try:
+            figures = await lobby().store.player_stats(name)
+        except StoreError as exc:
+            return _error(400, exc.code, exc.message)
+        return figures.to_dict()
+
+    @app.get("/api/rules/{preset}", response_model=None)
+    async def rules(preset: str, lang: str = "en") -> dict[str, Any] | JSONResponse:
+        from slapjack.core import Rules
+        from slapjack.texts import LanguageError, check_lang, rules_text
+
+        try:
+            language = check_lang(lang)
+            text = rules_text(Rules.preset_rules(preset), language)
+        except LanguageError as exc:
+            return _error(404, "unknown_lang", str(exc))
+        except SlapjackError as exc:
+            return _error(404, exc.code, exc.message)
+        return {"preset": preset, "lang": language, "markdown": text}
+
+    # ------------------------------------------------------------- test hooks
+
+    if hooks:
+
+        @app.post("/api/test/rooms", response_model=None)
+        async def test_room(body: TestRoom) -> dict[str, str] | JSONResponse:
+            try:
+                deck = tuple(parse_deck(body.deck)) if body.deck is not None else None
+                ref = referee_factory(body.referee) if body.referee else None
+            except (SlapjackError, ValueError) as exc:
+                return _error(422, "bad_request", str(exc))
+            names = {f.name for f in fields(RoomTiming)}
+            unknown = sorted(set(body.timing) - names)
+            if unknown:
+                return _error(422, "bad_request", f"unknown timing {unknown[0]!r}")
+            room_timing = RoomTiming(**body.timing)  # type: ignore[arg-type]
+            setup = RoomSetup(deck=deck, seed=body.seed, bot_seed=body.bot_seed)
+            room = create_room(body.create, setup, room_timing, ref)
+            if isinstance(room, JSONResponse):
+                return room
+            return {"code": room.code, "url": f"/r/{room.code}"}
+
+    # ------------------------------------------------------------- WebSocket
+
+    @app.websocket("/ws/{code}")
+    async def ws_endpoint(ws: WebSocket, code: str) -> None:
+        await ws.accept()
+        room = lobby().get(code)
+        if room is None or room.status == "closed":
+            await ws.send_json({"type": "error", "code": "room_closed", "message": "no such room"})
+            await ws.close(4004, "no such room")
+            return
+        await serve_socket(room, ws)
+
+    return app
+
+
+async def _pinger(room: Room, conn: Conn) -> None:
+    ping_id = 0
+    delay = PING_FIRST_S
+    while not conn.closed:
+        await asyncio.sleep(delay)
+        if not conn.greeted:
+            continue
+        ping_id += 1
+        now = room.now()
+        conn.send_json({"type": "ping", "id": ping_id, "server_time": round(now, 3)})
+        room.on_ping_sent(conn, ping_id, now)
+        delay = PING_FIRST_S if ping_id < 5 else PING_EVERY_S
+
+
+async def serve_socket(room: Room, ws: WebSocket) -> None:
+    """Read one client's frames until it leaves; check each at the edge."""
+    conn = Conn(ws)
+    writer = asyncio.create_task(conn.writer())
+    pinger = asyncio.create_task(_pinger(room, conn))
+    try:
+        while not conn.closed:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            at = room.now()
+            if not conn.limit.allow():
+                log.warning("room %s: %r floods: closing it", room.code, conn)
+                conn.error("rate_limited", "more than 30 frames a second")
+                conn.close(1008, "rate limited")
+                break
+            text = message.get("text")
+            if text is None:
+                conn.error("bad_message", "frames are JSON text, not binary")
+                continue
+            if len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
+                log.info("room %s: %r: frame of %d chars", room.code, conn, len(text))
+                conn.error("too_large", f"frames are at most {MAX_FRAME_BYTES} bytes")
+                continue
+            try:
+                msg = CLIENT_MESSAGE.validate_json(text)
+            except ValidationError as exc:
+                errors = exc.errors()
+                if any(e["type"] == "json_invalid" for e in errors):
+                    conn.error("bad_json", "not valid JSON")
+                else:
+                    first = errors[0]
+                    where = ".".join(str(p) for p in first["loc"])
+                    conn.error("bad_message", f"{where}: {first['msg']}"[:200])
+                log.info("room %s: %r: bad frame", room.code, conn)
+                continue
+            if isinstance(msg, Pong):
+                room.on_pong(conn, msg, at)
+                continue
+            room.submit(partial(room.handle, conn, msg, at))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        pinger.cancel()
+        room.submit(partial(room.disconnect, conn))
+        conn.close(1000)
+        try:
+            await asyncio.wait_for(writer, 2.0)
+        except (TimeoutError, asyncio.CancelledError):
+            writer.cancel()
+        except Exception:
+            log.debug("writer of %r ended with an error", conn, exc_info=True)
