@@ -43,6 +43,7 @@ from .lang import (
 )
 
 __all__ = [
+    "ALL_DECISIONS",
     "DEFAULT_LANG",
     "SUPPORTED_LANGS",
     "TIME_LIMIT_OFF",

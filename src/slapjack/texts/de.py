@@ -81,10 +81,10 @@ CATALOG = Catalog(
     },
     option_help={
         "after_jack": "Wer die nächste Karte aufdeckt, nachdem jemand einen Buben gewonnen hat.",
-        "wrong_slap": "Was ein Schlag auf eine Karte kostet, die kein Bube ist.",
+        "wrong_slap": "Was ein Schlag auf irgendeine andere Karte als einen Buben kostet.",
         "empty_stack": "Was mit jemandem geschieht, dessen Stapel aufgebraucht ist.",
         "tie": "Was gilt, wenn die schnellsten Schläge auf einen Buben genau gleich schnell sind.",
-        "time_limit": "Auf Zeit spielen statt so lange, bis nur noch eine Person übrig ist.",
+        "time_limit": "Auf Zeit spielen, statt bis zur letzten verbliebenen Person.",
         "say_it": "Jeder Schlag auf einen Buben braucht den Ruf „Slapjack!“.",
         "irish_goal": "Wie eine Partie Irish Snap entschieden wird.",
     },
@@ -106,7 +106,7 @@ CATALOG = Catalog(
             "split": "Der Stapel wird unter den Gleichschnellen aufgeteilt.",
         },
         "time_limit": {
-            TIME_LIMIT_OFF: "Kein Zeitlimit: gespielt wird, bis nur noch eine Person übrig ist.",
+            TIME_LIMIT_OFF: "Kein Zeitlimit: Das Spiel läuft, bis eine einzige Person übrig bleibt.",
             TIME_LIMIT_ON: "Nach {duration} gewinnt, wer die meisten Karten hat.",
         },
         "say_it": {
@@ -131,14 +131,14 @@ CATALOG = Catalog(
         },
         "wrong_slap": {
             "pay_player": (
-                "Schlägst du auf eine Karte, die kein Bube ist, bezahlst du mit deiner "
+                "Schlägst du auf irgendeine Karte außer einem Buben, bezahlst du mit deiner "
                 "obersten Karte: Sie kommt verdeckt unter den Stapel der Person, die die "
                 "geschlagene Karte aufgedeckt hat. Der Mittelstapel bleibt liegen. Schlägst "
                 "du auf deine eigene Karte, wandert deine oberste Karte nur nach unten in "
                 "deinen Stapel. Hast du keine Karte mehr zum Bezahlen, scheidest du aus."
             ),
             "pay_pile": (
-                "Schlägst du auf eine Karte, die kein Bube ist, bezahlst du mit deiner "
+                "Schlägst du auf irgendeine Karte außer einem Buben, bezahlst du mit deiner "
                 "obersten Karte: Sie kommt verdeckt unter den Mittelstapel, und wer den "
                 "nächsten Buben gewinnt, bekommt sie mit. Hast du keine Karte mehr zum "
                 "Bezahlen, scheidest du aus."
@@ -173,7 +173,7 @@ CATALOG = Catalog(
         },
         "time_limit": {
             TIME_LIMIT_OFF: (
-                "Es gibt kein Zeitlimit: Gespielt wird, bis nur noch eine Person übrig ist."
+                "Es gibt kein Zeitlimit: Das Spiel läuft, bis eine einzige Person übrig bleibt."
             ),
             TIME_LIMIT_ON: (
                 "Eine Partie dauert {duration}. Ist die Zeit um, wird ein noch offenes "
@@ -188,7 +188,7 @@ CATALOG = Catalog(
                 "Jeder Schlag auf einen Buben braucht den Ruf „Slapjack!“ (eine eigene Taste "
                 "oder Schaltfläche, kurz vor oder kurz nach dem Schlag). Es zählt nur der "
                 "schnellste Schlag: Kam er ohne Ruf, hat diese Person verspielt. Ebenso "
-                "verspielt, wer auf eine Karte schlägt, die kein Bube ist, ob mit Ruf oder "
+                "verspielt, wer auf irgendeine Karte außer einem Buben schlägt, ob mit Ruf oder "
                 "ohne. Dann wird der Mittelstapel unter allen anderen, die noch im Spiel "
                 "sind, Karte für Karte verteilt, beginnend links von der Person, die "
                 "verspielt hat. Diese Regel ersetzt die Regel zum Fehlschlag."
@@ -198,8 +198,8 @@ CATALOG = Catalog(
             "avoid_last": (
                 "Sobald deine letzte Karte offen liegt, bist du in Sicherheit und scheidest "
                 "aus dem Spiel aus. Die Reihenfolge, in der alle ihre Karten loswerden, ist "
-                "die Rangfolge. Gespielt wird, bis nur noch eine Person Karten hat: Sie "
-                "verliert."
+                "die Rangfolge. Das Spiel geht weiter, bis nur eine einzige Person noch "
+                "Karten hält: Sie verliert."
             ),
             "first_out": (
                 "Die letzte Karte aufzudecken reicht nicht. Du bleibst mit leerem Stapel am "

@@ -24,20 +24,20 @@ CATALOG = Catalog(
             "Irish Snap turns the race around. Every card is turned up with a called "
             "rank, counting from Ace up to King and round again. When a card shows the "
             "very rank that was called, everybody slaps, and the slowest hand has to "
-            "take the pile. Your aim is to get rid of your cards."
+            "take the pile. You want to end up with no cards at all."
         ),
     },
     basics={
         "slapjack": (
             "**Cards and seats.** One ordinary deck of 52 cards, no jokers, is dealt out "
-            "completely, face down, one card at a time going clockwise. Some players may "
-            "get one card more than others. Nobody looks at their own stack.",
+            "completely, face down, one card at a time going clockwise, so a few players may "
+            "end up a card ahead. Nobody looks at their own stack.",
             "**Your turn.** Turns go clockwise. On your turn you turn the top card of "
             "your stack face up onto the centre pile. The table shows the new card to "
             "every player at the same instant, so nobody, not even you, sees it early.",
-            "**A Jack!** Slap the pile as fast as you can. The quickest slap wins the "
-            "whole centre pile. It goes face down under the winner's stack without being "
-            "shuffled, so the oldest card of the pile is the first of them to come up again.",
+            "**A Jack!** Slap the pile as fast as you can. The quickest slap takes the "
+            "entire centre pile. It goes face down under the winner's stack without being "
+            "shuffled: the card that went down first will come up first.",
             "**Any other card.** Keep your hands still: slapping anything that is not a "
             "Jack is a wrong slap and costs you (see the rules below). Only your first "
             "slap on a card counts, and slapping an empty table does nothing.",
@@ -47,16 +47,16 @@ CATALOG = Catalog(
         ),
         "irish-snap": (
             "**Cards and seats.** One ordinary deck of 52 cards, no jokers, is dealt out "
-            "completely, face down, one card at a time going clockwise. Some players may "
-            "get one card more than others. Nobody looks at their own stack.",
+            "completely, face down, one card at a time going clockwise, so a few players may "
+            "end up a card ahead. Nobody looks at their own stack.",
             "**Calling the ranks.** Turns go clockwise. The first card turned up is "
             'called "Ace", the next "2", then 3 and so on through 10, Jack, Queen and '
             "King, then Ace again. The table shows the call beside every card; you do "
             "not type it.",
             "**A match.** When the card turned up has the rank that was called, every "
             "player who still takes part, the one who turned it up included, slaps. The "
-            "last hand to land picks up the whole pile and puts it face down under their "
-            "stack. The count starts again at Ace with the player to their left.",
+            "last hand to land takes the entire pile, face down, to the bottom of their "
+            "own stack. The count starts again at Ace with the player to their left.",
             "**No match.** Hands off. Whoever slaps a card that does not match picks up "
             "the pile, and the count starts again at Ace with the player to their left.",
             "**Out of cards.** What an empty stack means depends on the goal below.",
@@ -73,11 +73,11 @@ CATALOG = Catalog(
     },
     option_help={
         "after_jack": "Who turns up the next card after somebody has won a Jack.",
-        "wrong_slap": "What slapping a card that is not a Jack costs you.",
+        "wrong_slap": "What a slap on any card other than a Jack costs you.",
         "empty_stack": "What happens to a player whose stack has run out.",
         "tie": "What happens when the fastest slaps on a Jack are exactly equally fast.",
         "time_limit": "Play for a fixed time instead of until one player is left.",
-        "say_it": 'Every slap on a Jack must come with the call "Slapjack!".',
+        "say_it": 'A slap on a Jack only counts together with the call "Slapjack!".',
         "irish_goal": "How a game of Irish Snap is decided.",
     },
     value_lines={
@@ -106,7 +106,7 @@ CATALOG = Catalog(
             "true": 'Call "Slapjack!" with your slap, or the others share the pile.',
         },
         "irish_goal": {
-            "avoid_last": "Get rid of your cards; the last player holding cards loses.",
+            "avoid_last": "Empty your stack to be safe; whoever is left holding cards loses.",
             "first_out": "Empty your stack, then slap one more match right: first to do so wins.",
         },
     },
@@ -117,20 +117,21 @@ CATALOG = Catalog(
                 "card. Players who have no card to turn up are passed over."
             ),
             "continue": (
-                "Play simply carries on: whoever would have been next after the player who "
-                "turned up the Jack goes next, no matter who won it."
+                "Play simply carries on: the turn passes from the player who turned up the "
+                "Jack to their left-hand neighbour, as if nothing had happened, no matter "
+                "who won it."
             ),
         },
         "wrong_slap": {
             "pay_player": (
-                "Slap a card that is not a Jack and you pay with your top card: it goes "
+                "Slap any card other than a Jack and you pay with your top card: it goes "
                 "face down under the stack of the player who turned up the card you "
-                "slapped. The centre pile stays where it is. Slapping your own card just "
+                "slapped. The centre pile is not touched. Slapping your own card just "
                 "moves your top card to the bottom of your stack. If you have no card "
                 "left to pay with, you are out."
             ),
             "pay_pile": (
-                "Slap a card that is not a Jack and you pay with your top card: it goes "
+                "Slap any card other than a Jack and you pay with your top card: it goes "
                 "face down under the centre pile, so whoever wins the next Jack gets it "
                 "too. If you have no card left to pay with, you are out."
             ),
@@ -151,7 +152,7 @@ CATALOG = Catalog(
         "tie": {
             "reslap": (
                 "If the fastest slaps on a Jack are exactly equally fast, only the tied "
-                "players get a fresh signal and slap again; the fastest of them wins. "
+                "players slap once more, on a new signal; the fastest of them wins. "
                 "This repeats until one of them is faster."
             ),
             "split": (
@@ -161,21 +162,21 @@ CATALOG = Catalog(
             ),
         },
         "time_limit": {
-            TIME_LIMIT_OFF: "There is no time limit: you play until only one player is left.",
+            TIME_LIMIT_OFF: "There is no time limit: the game runs until a single player remains.",
             TIME_LIMIT_ON: (
                 "The game lasts {duration}. When time is up, a slap race that is still "
-                "open is decided first; then whoever is still in and holds the most cards "
-                "in their stack wins. Players with equally many share the win. Cards in "
+                "open is decided first; then whoever is still in and has the biggest "
+                "stack wins. Players with equally big stacks share the win. Cards in "
                 "the centre count for nobody."
             ),
         },
         "say_it": {
             "false": "No call is needed: a slap is just a slap.",
             "true": (
-                'Every slap on a Jack must come with the call "Slapjack!" (its own key or '
+                'A slap on a Jack needs the call "Slapjack!" as well (its own key or '
                 "button, pressed just before or just after the slap). Only the fastest "
                 "slap matters: if it came without the call, that player forfeits. Slapping "
-                "a card that is not a Jack, with or without the call, is a forfeit as well. "
+                "any card other than a Jack, with or without the call, is a forfeit as well. "
                 "On a forfeit the centre pile is shared out among all the other players "
                 "still in, one card each in turn, starting with the player to the "
                 "offender's left. This takes the place of the wrong-slap rule."
@@ -184,8 +185,8 @@ CATALOG = Catalog(
         "irish_goal": {
             "avoid_last": (
                 "The moment you turn up your last card you are safe and leave the game. "
-                "The order in which players get rid of their cards is the ranking. Play "
-                "goes on until only one player still holds cards: that player loses."
+                "The order in which players run out of cards is the ranking. The game "
+                "continues until one player alone still holds cards: that player loses."
             ),
             "first_out": (
                 "Turning up your last card is not enough. You stay at the table with an "
@@ -239,14 +240,14 @@ CATALOG = Catalog(
         ),
         "say_it_forfeit": Decision(
             "After a forfeit",
-            "Play goes on as after a won Jack, with the offender in the winner's place: "
+            "Play continues the way it would if the offender had just won a Jack: "
             "under `after_jack = left_of_winner` the player to the offender's left goes "
             "next; under `after_jack = continue`, the player after the one who turned up "
             "the slapped card. An offender left with no cards at all is out at once.",
         ),
         "reslap_silence": Decision(
             "Nobody slaps again after a tie",
-            "If the tied players get their fresh signal but none of them slaps again, "
+            "If the tied players are given their new signal but none of them slaps again, "
             "seat order breaks the tie: the first of them going clockwise from the player "
             "who turned up the Jack (that player included) wins.",
         ),
@@ -260,7 +261,7 @@ CATALOG = Catalog(
         "irish_last": Decision(
             "Who is last",
             "The slap window on a match closes when everybody who has to slap has done "
-            "so, or when its time runs out. A player who has not slapped by then counts as "
+            "so, or when its time runs out. Anyone still without a slap at that moment counts as "
             "later than everybody who did. If several players are equally late (for "
             "instance several who did not slap at all), the first of them going clockwise "
             "from the player who turned up the card, starting with that player, picks up.",
@@ -326,8 +327,8 @@ CATALOG = Catalog(
         ),
         "irish-snap": (
             "Irish Snap: call the ranks from Ace to King, slap when the card matches the "
-            "call, and do not be the last hand down. Get rid of your cards; the last "
-            "player holding cards loses."
+            "call, and do not be the last hand down. Shed all your cards: whoever is "
+            "left holding some at the end loses."
         ),
         "irish-snap-winner": (
             "Irish Snap with a winner: after your last card you still need one more "
