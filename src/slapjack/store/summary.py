@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slapjack.core import Record, SlapjackError, replay
-from slapjack.core.events import Forfeit, PickedUp, RaceWon, Slapped, WrongSlap
+from slapjack.core.events import Forfeit, RaceWon, Slapped, WrongSlap
 
 from .errors import InvalidRecord
 
@@ -75,9 +75,8 @@ def game_facts(record: Mapping[str, Any]) -> GameFacts:
             lines[event.seat].reactions.append(float(event.reaction_ms))
         elif isinstance(event, RaceWon):
             lines[event.winner].jacks += 1
-        elif isinstance(event, WrongSlap | Forfeit) or (
-            isinstance(event, PickedUp) and event.reason == "wrong"
-        ):
+        elif isinstance(event, WrongSlap | Forfeit):
+            # Irish Snap's wrong pick-up is a WrongSlap followed by a PickedUp.
             lines[event.seat].wrong_slaps += 1
     return GameFacts(
         game=rec.rules.game.value,
