@@ -1,0 +1,156 @@
+// One WebSocket to a room (docs/protocol.md): hello, updates, ping/pong,
+// reconnect with back-off; and the reaction clock that stamps when a card was
+// actually painted.
+
+export const PROTOCOL_VERSION = 1;
+
+/**
+ * A connection to /ws/{code}. Callbacks: onWelcome(msg), onUpdate(msg),
+ * onError(msg), onStatus("connecting" | "open" | "closed" | "gone", detail).
+ */
+export class Connection {
+  constructor(code, token, { lang = "en", onWelcome, onUpdate, onError, onStatus } = {}) {
+    this.code = code;
+    this.token = token || null;
+    this.lang = lang;
+    this.onWelcome = onWelcome || (() => {});
+    this.onUpdate = onUpdate || (() => {});
+    this.onError = onError || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.ws = null;
+    this.closedByUs = false;
+    this.retries = 0;
+    this.lastSeq = null;
+    this.timer = null;
+  }
+
+  get url() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    return `${scheme}://${location.host}/ws/${encodeURIComponent(this.code)}`;
+  }
+
+  connect() {
+    this.closedByUs = false;
+    this.onStatus("connecting");
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.retries = 0;
+      this.lastSeq = null;
+      this.send("hello", { token: this.token, lang: this.lang });
+      this.onStatus("open");
+    });
+    ws.addEventListener("message", (ev) => this.receive(ev.data));
+    ws.addEventListener("close", (ev) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closedByUs) return;
+      // 1008: policy (flood); 4000-4999: the server's own reasons (room closed,
+      // bad token). Those are final; anything else is a network hiccup.
+      if (ev.code === 1008 || (ev.code >= 4000 && ev.code < 5000)) {
+        this.onStatus("gone", { code: ev.code, reason: ev.reason });
+        return;
+      }
+      this.onStatus("closed", { code: ev.code });
+      const delay = Math.min(5000, 300 * 2 ** this.retries);
+      this.retries += 1;
+      this.timer = setTimeout(() => this.connect(), delay);
+    });
+  }
+
+  close() {
+    this.closedByUs = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close(1000);
+    this.ws = null;
+  }
+
+  get isOpen() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  send(type, fields = {}) {
+    if (!this.isOpen) return false;
+    this.ws.send(JSON.stringify({ v: PROTOCOL_VERSION, type, ...fields }));
+    return true;
+  }
+
+  /** Send an action that needs the seat token. */
+  act(type, fields = {}) {
+    return this.send(type, { token: this.token, ...fields });
+  }
+
+  receive(data) {
+    let msg;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      return;
+    }
+    switch (msg.type) {
+      case "ping":
+        // Answer at once: the server measures this socket's round trip.
+        this.send("pong", { id: msg.id, client_time: performance.now() });
+        break;
+      case "welcome":
+        this.onWelcome(msg);
+        break;
+      case "update":
+        this.lastSeq = msg.seq;
+        this.onUpdate(msg);
+        break;
+      case "error":
+        this.onError(msg);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/**
+ * When was the current top card shown? ``cardDrawn(flipId)`` is called right
+ * after the DOM shows a new card; the stamp is taken after the frame that
+ * paints it (requestAnimationFrame, then a macrotask after the paint).
+ */
+export class ReactionClock {
+  constructor() {
+    this.flipId = null;
+    this.round = 0;
+    this.shownAt = null;
+    this.receivedAt = null;
+  }
+
+  /** A new card (or a new reslap round on it) is in the DOM now. */
+  cardDrawn(flipId, round = 0) {
+    if (this.flipId === flipId && this.round === round) return;
+    this.flipId = flipId;
+    this.round = round;
+    this.shownAt = null;
+    this.receivedAt = performance.now();
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (this.flipId === flipId && this.round === round && this.shownAt === null) {
+          this.shownAt = performance.now();
+        }
+      }, 0),
+    );
+  }
+
+  /**
+   * The slap fields for an input event at ``inputAt`` (its timeStamp), or
+   * null if no card is showing. If the frame has not been painted yet (a
+   * hidden tab), the card counts as shown when it arrived.
+   */
+  slapFields(inputAt) {
+    if (this.flipId === null) return null;
+    const shownAt = this.shownAt ?? this.receivedAt;
+    const reaction = Math.max(0, inputAt - shownAt);
+    return {
+      flip_id: this.flipId,
+      reaction_ms: Math.round(reaction * 100) / 100,
+      shown_at: shownAt,
+      input_at: inputAt,
+    };
+  }
+}

@@ -1,0 +1,613 @@
+// The room page (/r/{code}): join or watch, play, see results, rematch.
+
+import {
+  ApiError,
+  fill,
+  announce,
+  api,
+  copyText,
+  forgetSeat,
+  h,
+  keyBindings,
+  keyLabel,
+  savedName,
+  saveKeyBindings,
+  saveName,
+  saveSeat,
+  seatFor,
+  showError,
+  startPage,
+  DEFAULT_KEYS,
+} from "./common.js";
+import { Connection, ReactionClock } from "./connection.js";
+import { lang, num, t } from "./i18n.js";
+import { RACE_ENDS, Stats, TableView, describeEvent, ranking, seatName } from "./table.js";
+import { roomState } from "./roomstate.js";
+
+const $ = (id) => document.getElementById(id);
+const code = decodeURIComponent(location.pathname.split("/")[2] || "").toUpperCase();
+const params = new URLSearchParams(location.search);
+
+const state = {
+  info: null, // RoomInfo
+  seat: null, // our seat, null when watching
+  token: null,
+  view: null,
+  room: null,
+  gameNo: null,
+  conn: null,
+  table: null,
+  clock: new ReactionClock(),
+  stats: new Stats(),
+  slapSent: null, // "flipId|round" of our last slap
+  callSent: null, // flip_id of our last say-it call
+  flipSent: null, // flip_id we last asked to flip at
+  round: 0, // reslap rounds on the current card
+  endDismissed: false,
+  keys: keyBindings(),
+  rebinding: null,
+};
+
+// ------------------------------------------------------------------ start
+
+async function main() {
+  await startPage("room");
+  document.addEventListener("langchange", () => {
+    renderAll();
+    renderKeys();
+  });
+  $("join-name").value = savedName();
+  $("room-code").textContent = code;
+  const link = `${location.origin}/r/${code}`;
+  $("invite-link").value = link;
+  $("qr").src = `/api/rooms/${encodeURIComponent(code)}/qr.svg`;
+  $("copy-link").addEventListener("click", async () => {
+    const ok = await copyText(link);
+    $("copy-link").textContent = ok ? t("room.copied") : t("room.copy");
+    if (!ok) $("invite-link").select();
+  });
+  wireControls();
+  renderKeys();
+  try {
+    state.info = await api(`/api/rooms/${encodeURIComponent(code)}`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      $("missing").hidden = false;
+      return;
+    }
+    showStatus(err.message, true);
+    return;
+  }
+  const saved = seatFor(code);
+  if (saved && saved.token) {
+    connect(saved.token, saved.seat);
+  } else if (params.has("watch")) {
+    connect(null, null);
+  } else {
+    showJoin();
+  }
+}
+
+function showJoin() {
+  const info = state.info;
+  $("join").hidden = false;
+  $("game").hidden = true;
+  $("join-info").textContent = info
+    ? t("room.join_info", {
+        name: info.name || code,
+        game: t(`game.${info.game}`),
+        free: info.free_seats,
+      })
+    : "";
+  $("join-btn").disabled = !!info && info.free_seats <= 0;
+  $("join-name").focus();
+}
+
+async function join(ev) {
+  ev.preventDefault();
+  const name = $("join-name").value.trim();
+  if (!name) return;
+  saveName(name);
+  showError($("join-error"), null);
+  try {
+    const joined = await api(`/api/rooms/${encodeURIComponent(code)}/join`, {
+      method: "POST",
+      body: { name },
+    });
+    saveSeat({ ...joined, code });
+    $("join").hidden = true;
+    connect(joined.token, joined.seat);
+  } catch (err) {
+    showError($("join-error"), err);
+  }
+}
+
+function connect(token, seat) {
+  state.token = token;
+  state.seat = seat;
+  $("join").hidden = true;
+  $("game").hidden = false;
+  if (state.conn) state.conn.close();
+  state.conn = new Connection(code, token, {
+    lang,
+    onWelcome,
+    onUpdate,
+    onError,
+    onStatus,
+  });
+  state.conn.connect();
+}
+
+// -------------------------------------------------------- server messages
+
+function onWelcome(msg) {
+  state.info = msg.room || state.info;
+  state.seat = msg.seat ?? null;
+  if (state.seat === null && state.token) {
+    // The token was not accepted for a seat: fall back to joining.
+    forgetSeat(code);
+  }
+  setupTable();
+  renderAll();
+}
+
+function onStatus(status, detail) {
+  if (status === "open") showStatus(null);
+  else if (status === "closed") showStatus(t("room.reconnecting"));
+  else if (status === "connecting" && state.view) showStatus(t("room.reconnecting"));
+  else if (status === "gone") {
+    showStatus(t("room.gone", { reason: (detail && detail.reason) || detail.code }), true);
+  }
+}
+
+function onError(msg) {
+  if (msg.code === "bad_token") {
+    forgetSeat(code);
+    state.conn.close();
+    state.token = null;
+    state.seat = null;
+    showJoin();
+    return;
+  }
+  // Races lost to timing (a stale flip, a closed window) are normal; say so quietly.
+  const key = `error.${msg.code}`;
+  const text = t(key) !== key ? t(key) : msg.message || msg.code;
+  flashResult(text, "warn");
+}
+
+function onUpdate(msg) {
+  const prev = state.view;
+  const view = msg.view;
+  const room = roomState(msg.room, view, state.info);
+  if (state.info && room.status) state.info = { ...state.info, status: room.status };
+  if (room.gameNo !== null && room.gameNo !== state.gameNo) {
+    // A new game (a rematch): forget the last one's statistics.
+    if (state.gameNo !== null) {
+      state.stats.reset();
+      state.endDismissed = false;
+      state.slapSent = state.callSent = state.flipSent = null;
+      state.clock = new ReactionClock();
+      delete $("end").dataset.shown;
+      fill($("log"));
+    }
+    state.gameNo = room.gameNo;
+  }
+  state.view = view;
+  state.room = room;
+  if (view) {
+    for (const ev of msg.events || []) handleEvent(ev, view);
+  }
+  renderAll();
+  if (view && view.centre_top.length) {
+    const flipId = view.flip_id ?? view.flips;
+    const tied = (msg.events || []).some((ev) => ev.type === "race_tied");
+    if (tied) state.round += 1;
+    if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
+    // The card (or its reslap cue) is in the DOM now; stamp after it is painted.
+    state.clock.cardDrawn(flipId, state.round);
+  }
+}
+
+function handleEvent(ev, view) {
+  state.stats.add(ev);
+  const text = describeEvent(ev, view);
+  if (ev.type !== "slapped") addLog(text, ev.type);
+  const table = state.table;
+  switch (ev.type) {
+    case "flipped":
+      announce(text);
+      break;
+    case "wrong_slap":
+      announce(text, { assertive: ev.seat === state.seat });
+      if (table) {
+        table.flash(ev.seat, "wrong");
+        if (ev.penalty === "pay_player") table.penalty(ev.seat, ev.to);
+        if (ev.penalty === "pay_pile") table.penalty(ev.seat, null);
+      }
+      break;
+    case "race_tied":
+      announce(text, { assertive: true });
+      if (view.reslap_among && view.reslap_among.includes(state.seat)) {
+        flashResult(t("room.reslap_now"), "hot");
+      }
+      break;
+    case "race_won":
+    case "pile_split":
+    case "forfeit":
+    case "picked_up":
+      announce(text, { assertive: true });
+      if (table) {
+        table.showRace(ev, view);
+        if (ev.type === "race_won") table.flash(ev.winner, "win");
+        if (ev.type === "forfeit" || (ev.type === "picked_up" && ev.reason === "wrong")) {
+          table.flash(ev.seat, "wrong");
+        }
+      }
+      if (RACE_ENDS.has(ev.type)) showMyReaction(ev);
+      break;
+    case "game_over":
+      announce(text, { assertive: true });
+      break;
+    default:
+      announce(text);
+  }
+}
+
+function showMyReaction(ev) {
+  if (state.seat === null) return;
+  const mine = (ev.reactions || []).find(([s]) => s === state.seat);
+  if (!mine || mine[1] === null || mine[1] === undefined) return;
+  const won =
+    (ev.type === "race_won" && ev.winner === state.seat) ||
+    (ev.type === "picked_up" && ev.seat !== state.seat);
+  flashResult(t(won ? "room.you_won_race" : "room.your_reaction", { ms: num(mine[1]) }), won ? "good" : "");
+}
+
+// -------------------------------------------------------------- rendering
+
+function setupTable() {
+  if (state.table && state.table.opts.me === state.seat) return;
+  const seated = state.seat !== null;
+  state.table = new TableView($("table"), {
+    me: state.seat,
+    onSlap: seated ? (ev) => slap(ev) : null,
+  });
+}
+
+function renderAll() {
+  const info = state.info;
+  if (info) {
+    $("room-name").textContent = info.name || t("room.unnamed", { code });
+    $("room-rules").textContent = `${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`;
+    $("rules-link").href = `/rules?preset=${encodeURIComponent(info.preset)}`;
+  }
+  const seated = state.seat !== null;
+  $("spectating").hidden = seated;
+  $("leave-btn").hidden = !seated;
+  const view = state.view;
+  const room = state.room;
+  const status = (room && room.status) || (info && info.status);
+  const waiting = status === "waiting" || !view;
+  renderWaiting(waiting);
+  renderClock(room);
+  $("controls").hidden = !seated || waiting;
+  if (status === "closed") showStatus(t("room.closed"), true);
+  if (waiting || !state.table) return;
+  state.table.render(view, room);
+  renderControls(view);
+  renderEnd(view);
+}
+
+function renderClock(room) {
+  const el = $("clock");
+  const left = room ? room.time_left_ms : null;
+  el.hidden = left === null;
+  if (left === null) return;
+  const deadline = performance.now() + left;
+  el.dataset.deadline = String(deadline);
+  tickClock();
+}
+
+function tickClock() {
+  const el = $("clock");
+  if (el.hidden || !el.dataset.deadline) return;
+  const left = Math.max(0, Number(el.dataset.deadline) - performance.now());
+  const secs = Math.ceil(left / 1000);
+  el.textContent = t("room.time_left", {
+    time: `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`,
+  });
+}
+setInterval(tickClock, 250);
+
+function renderWaiting(waiting) {
+  $("waiting").hidden = !waiting;
+  $("table").hidden = !!waiting;
+  if (!waiting) return;
+  const room = state.room || roomState(null, null, state.info);
+  const names = room.names || [];
+  const free = names.filter((n) => !n).length;
+  $("waiting-info").textContent =
+    room.start_in_ms !== null && room.start_in_ms !== undefined
+      ? t("room.starting")
+      : free
+        ? t("room.waiting_info", { free })
+        : t("room.waiting_connect");
+  fill($("waiting-seats"), 
+    ...names.map((name, s) => {
+      const bot = room.bots[s];
+      const mine = s === state.seat;
+      let text;
+      if (bot) text = `${name || ""} (${t(`bot.${bot}`)})`;
+      else if (name) {
+        const on = room.connected && room.connected[s];
+        text = `${name}${mine ? ` (${t("seat.you")})` : ""}${on ? "" : ` · ${t("room.not_here")}`}`;
+      } else text = t("room.free_seat");
+      return h(
+        "li",
+        { class: name || bot ? "taken" : "free" },
+        h("span", { class: "seat-no" }, t("seat.n", { n: s + 1 })),
+        " ",
+        text,
+      );
+    }),
+  );
+  $("start-btn").hidden = state.seat === null || free === 0;
+}
+
+function renderControls(view) {
+  const me = state.seat;
+  if (me === null) return;
+  const myTurn = view.turn === me && !view.over;
+  $("my-count").textContent = String(view.stacks[me]);
+  $("my-stack").classList.toggle("empty", view.stacks[me] === 0);
+  const stack = $("my-stack");
+  stack.classList.toggle("turn", myTurn);
+  stack.disabled = !myTurn;
+  stack.setAttribute(
+    "aria-label",
+    t(myTurn ? "room.flip_aria" : "room.stack_aria", { n: view.stacks[me] }),
+  );
+  const out = view.out[me];
+  $("slap-btn").disabled = view.over || out;
+  $("call-btn").hidden = !(view.rules && sayIt(view));
+  $("flip-hint").textContent = myTurn ? t("room.flip_hint", { key: keyLabel(state.keys.flip) }) : "";
+  $("slap-hint").textContent = keyLabel(state.keys.slap);
+  $("call-hint").textContent = keyLabel(state.keys.call);
+}
+
+function sayIt(view) {
+  return view.rules.say_it === true || view.rules.preset === "say-it";
+}
+
+function renderEnd(view) {
+  const over = view.over;
+  $("end").hidden = !over || state.endDismissed;
+  if (!over) return;
+  const order = ranking(view);
+  const me = state.seat;
+  let title;
+  if (me !== null && view.winners.includes(me)) title = t("end.you_win");
+  else if (me !== null && view.loser === me) title = t("end.you_lose");
+  else if (view.winners.length) {
+    title = t("end.winners", { names: view.winners.map((s) => seatName(view, s)).join(", ") });
+  } else title = t("end.over");
+  $("end-title").textContent = title;
+  fill($("ranking"), 
+    ...order.map((s, i) =>
+      h(
+        "tr",
+        { class: s === me ? "me" : "" },
+        h("td", {}, String(i + 1)),
+        h("th", { scope: "row" }, seatName(view, s)),
+        h("td", {}, String(view.stacks[s])),
+        h("td", {}, String(state.stats.jacks[s] || 0)),
+        h("td", {}, String(state.stats.wrong[s] || 0)),
+        h("td", {}, fmtMs(state.stats.medianReaction(s))),
+      ),
+    ),
+  );
+  const room = state.room;
+  const asked = (room && room.rematch) || [];
+  $("end-note").textContent =
+    t("end.note", { flips: view.flips }) +
+    (asked.length
+      ? " " + t("end.rematch_wanted", { names: asked.map((s) => seatName(view, s)).join(", ") })
+      : "");
+  $("rematch-btn").hidden = me === null;
+  if (me !== null && !asked.includes(me)) {
+    $("rematch-btn").disabled = false;
+    $("rematch-btn").textContent = t("end.rematch");
+  }
+  const replay = $("replay-link");
+  replay.hidden = !(room && room.gameId !== null && room.gameId !== undefined);
+  if (!replay.hidden) replay.href = `/replay/${room.gameId}`;
+  if (!$("end").dataset.shown) {
+    $("end").dataset.shown = "1";
+    ($("rematch-btn").hidden ? $("end-close") : $("rematch-btn")).focus();
+  }
+}
+
+function fmtMs(v) {
+  return v === null || v === undefined ? "—" : t("unit.ms", { n: num(v) });
+}
+
+function addLog(text, type) {
+  const log = $("log");
+  log.prepend(h("li", { class: `ev-${type}` }, text));
+  while (log.children.length > 40) log.lastChild.remove();
+}
+
+let resultTimer = null;
+function flashResult(text, kind = "") {
+  const el = $("my-result");
+  el.textContent = text;
+  el.className = `my-result show ${kind}`;
+  clearTimeout(resultTimer);
+  resultTimer = setTimeout(() => {
+    el.className = "my-result";
+  }, 2500);
+}
+
+function showStatus(text, bad = false) {
+  const el = $("status");
+  el.hidden = !text;
+  el.textContent = text || "";
+  el.classList.toggle("bad", bad);
+}
+
+// ---------------------------------------------------------------- actions
+
+function canPlay() {
+  return state.seat !== null && state.view && !state.view.over && state.conn;
+}
+
+function slap(ev) {
+  if (!canPlay()) return;
+  const inputAt = ev.timeStamp;
+  const view = state.view;
+  if (!view.centre_top.length || view.out[state.seat]) return;
+  if (view.reslap_among && !view.reslap_among.includes(state.seat)) return;
+  const fields = state.clock.slapFields(inputAt);
+  if (!fields) return;
+  const key = `${fields.flip_id}|${state.clock.round}`;
+  if (state.slapSent === key) return; // only the first slap on a card counts
+  state.slapSent = key;
+  const call = state.callSent === fields.flip_id;
+  state.conn.act("slap", { ...fields, call });
+  state.table.markSlap(state.seat);
+  flashResult(t("room.you_slapped", { ms: num(fields.reaction_ms) }));
+  pulse($("slap-btn"));
+}
+
+function sayCall() {
+  if (!canPlay() || !sayIt(state.view)) return;
+  const flipId = state.view.flip_id ?? state.view.flips;
+  if (state.callSent === flipId) return;
+  state.callSent = flipId;
+  state.conn.act("call", { flip_id: flipId });
+  pulse($("call-btn"));
+}
+
+function flip() {
+  if (!canPlay()) return;
+  const view = state.view;
+  if (view.turn !== state.seat) return;
+  const flipId = view.flip_id ?? view.flips;
+  if (state.flipSent === flipId) return;
+  state.flipSent = flipId;
+  state.conn.act("flip", { flip_id: flipId });
+}
+
+function pulse(el) {
+  el.classList.remove("pressed");
+  void el.offsetWidth;
+  el.classList.add("pressed");
+}
+
+function wireControls() {
+  $("join-form").addEventListener("submit", join);
+  $("watch-btn").addEventListener("click", () => connect(null, null));
+  $("my-stack").addEventListener("click", () => flip());
+  $("slap-btn").addEventListener("pointerdown", (ev) => {
+    ev.preventDefault();
+    slap(ev);
+  });
+  $("slap-btn").addEventListener("click", (ev) => {
+    // Keyboard activation of the button (Enter): a click with no pointer.
+    if (ev.detail === 0) slap(ev);
+  });
+  $("call-btn").addEventListener("pointerdown", (ev) => {
+    ev.preventDefault();
+    sayCall();
+  });
+  $("call-btn").addEventListener("click", (ev) => {
+    if (ev.detail === 0) sayCall();
+  });
+  $("start-btn").addEventListener("click", () => state.conn && state.conn.act("start"));
+  $("rematch-btn").addEventListener("click", () => {
+    state.conn.act("rematch");
+    $("rematch-btn").disabled = true;
+    $("rematch-btn").textContent = t("end.rematch_asked");
+  });
+  $("end-close").addEventListener("click", () => {
+    state.endDismissed = true;
+    $("end").hidden = true;
+  });
+  $("leave-btn").addEventListener("click", () => {
+    if (!confirm(t("room.leave_confirm"))) return;
+    state.conn.act("leave");
+    forgetSeat(code);
+    connect(null, null);
+  });
+  document.addEventListener("keydown", onKey);
+  $("keys-reset").addEventListener("click", () => {
+    state.keys = { ...DEFAULT_KEYS };
+    saveKeyBindings(state.keys);
+    renderKeys();
+    if (state.view) renderControls(state.view);
+  });
+}
+
+function onKey(ev) {
+  if (state.rebinding) {
+    ev.preventDefault();
+    if (ev.key !== "Escape" && ev.key !== "Tab") {
+      state.keys = { ...state.keys, [state.rebinding]: ev.key.length === 1 ? ev.key.toLowerCase() : ev.key };
+      saveKeyBindings(state.keys);
+    }
+    state.rebinding = null;
+    renderKeys();
+    if (state.view) renderControls(state.view);
+    return;
+  }
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const target = ev.target;
+  const tag = target && target.tagName;
+  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+  if (!$("end").hidden) return;
+  const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+  if (ev.repeat) {
+    if ([state.keys.slap, state.keys.flip, state.keys.call].includes(key)) ev.preventDefault();
+    return;
+  }
+  if (key === state.keys.slap) {
+    ev.preventDefault();
+    slap(ev);
+  } else if (key === state.keys.call) {
+    ev.preventDefault();
+    sayCall();
+  } else if (key === state.keys.flip) {
+    // Space on a focused button belongs to the button.
+    if (key === " " && (tag === "BUTTON" || tag === "A" || tag === "SUMMARY")) return;
+    ev.preventDefault();
+    flip();
+  }
+}
+
+function renderKeys() {
+  const list = $("key-list");
+  fill(list, 
+    ...["flip", "slap", "call"].map((action) =>
+      h(
+        "li",
+        {},
+        h("span", {}, t(`keys.${action}`)),
+        h(
+          "button",
+          {
+            class: "btn small key",
+            type: "button",
+            "aria-label": t("keys.change", { action: t(`keys.${action}`) }),
+            onclick: () => {
+              state.rebinding = action;
+              renderKeys();
+            },
+          },
+          state.rebinding === action ? t("keys.press") : keyLabel(state.keys[action]),
+        ),
+      ),
+    ),
+  );
+}
+
+main();
