@@ -119,6 +119,9 @@ async def test_concurrent_appends_share_commits_and_fail_alone(store: SqlStore) 
     await asyncio.gather(*(feed(code) for code in tables))
     for code, table in tables.items():
         assert list((await store.load_room(code)).actions) == actions_of(table)
+    total = sum(len(actions_of(t)) for t in tables.values())
+    assert store.appends_written == total
+    assert store.batches_written < total / 2, "concurrent rooms share commits"
 
     # One batch holding good appends, a repeat, a conflict, a gap and an unknown room.
     acts = actions_of(tables["C0"])

@@ -99,6 +99,9 @@ class SqlStore(ABC):
         self._writer: asyncio.Task[None] | None = None
         self._closing = False
         self._closed = False
+        #: Appends written and the transactions (batches) they took: see docs/storage.md.
+        self.appends_written = 0
+        self.batches_written = 0
 
     # ------------------------------------------------------- adapter primitives
 
@@ -297,6 +300,8 @@ class SqlStore(ABC):
             except Exception as exc:
                 code = exc.code if isinstance(exc, StoreError) else StoreUnavailable.code
                 outcomes = [StoreUnavailable(f"append not stored: {exc}", code=code) for _ in batch]
+            self.batches_written += 1
+            self.appends_written += sum(1 for outcome in outcomes if outcome is None)
             for pending, outcome in zip(batch, outcomes, strict=True):
                 if pending.future.done():
                     continue  # the caller gave up waiting
