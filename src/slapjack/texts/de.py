@@ -310,8 +310,10 @@ CATALOG = Catalog(
             "Raten lohnt sich nicht",
             "Niemand reagiert wirklich schneller als in etwa einer Zehntelsekunde auf eine "
             "Karte. Ein Schlag, der weniger als 100 ms nach dem Erscheinen der Karte kommt, "
-            "gilt als geraten, wie ein Fehlstart beim Sprint, und kann kein Rennen gewinnen. "
-            "(100 ms ist die Voreinstellung; ein Tisch kann eine andere Grenze festlegen.)",
+            "gilt als geraten, wie ein Fehlstart beim Sprint: Er zählt hinter jeder echten "
+            "Reaktion, kann also keinen Buben gewinnen und gilt bei einem Treffer in Irish "
+            "Snap als später als jeder echte Schlag. (100 ms ist die Voreinstellung; ein "
+            "Tisch kann eine andere Grenze festlegen.)",
         ),
         "idle": Decision(
             "Wer nicht aufdeckt",

@@ -291,8 +291,9 @@ CATALOG = Catalog(
             "Guessing does not pay",
             "Nobody truly reacts to a card in less than about a tenth of a second. A slap "
             "that comes less than 100 ms after the card appeared counts as a guess, like "
-            "a false start in a sprint, and cannot win a race. (100 ms is the default; a "
-            "table may set another limit.)",
+            "a false start in a sprint: it ranks behind every real reaction, so it cannot "
+            "win a Jack, and at an Irish Snap match it counts as later than every real "
+            "slap. (100 ms is the default; a table may set another limit.)",
         ),
         "idle": Decision(
             "A player who does not turn up a card",
