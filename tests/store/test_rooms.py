@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 from typing import Any
 
@@ -295,3 +296,33 @@ async def test_a_closed_store_refuses_work(opener: Any) -> None:
         await store.live_rooms()
     again = await opener()
     assert list((await again.load_room("Z")).actions) == actions_of(table)[:20]
+
+
+async def test_cancelled_callers_leave_the_store_usable(store: SqlStore) -> None:
+    table, _ = play(1)
+    header = header_of(table)
+    for i in range(40):
+        task = asyncio.create_task(store.create_room(f"X{i}", SETTINGS, header))
+        for _ in range(i % 5):
+            await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    await store.create_room("AFTER", SETTINGS, header)
+    live = await store.live_rooms()
+    assert "AFTER" in live
+    for code in live:  # every room that made it is whole
+        room = await store.load_room(code)
+        assert room.header == header
+    appends = [
+        asyncio.create_task(store.append_action("AFTER", i, a))
+        for i, a in enumerate(actions_of(table)[:30])
+    ]
+    await asyncio.sleep(0)
+    appends[3].cancel()
+    results = await asyncio.gather(*appends, return_exceptions=True)
+    assert all(r is None or isinstance(r, asyncio.CancelledError) for r in results)
+    # The cancelled caller's action was written anyway (the batch was under way),
+    # and appending it again is a no-op.
+    await store.append_action("AFTER", 3, actions_of(table)[3])
+    assert list((await store.load_room("AFTER")).actions) == actions_of(table)[:30]

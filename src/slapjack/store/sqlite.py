@@ -99,15 +99,18 @@ class SqliteStore(SqlStore):
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Conn]:
+        # A cancelled await does not stop a statement already queued to the
+        # connection's thread, so ROLLBACK is queued behind whatever ran: the
+        # connection never stays inside a half-done transaction.
         async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
             try:
+                await self._db.execute("BEGIN IMMEDIATE")
                 yield self._conn
+                await self._db.execute("COMMIT")
             except BaseException:
                 with suppress(sqlite3.Error):
-                    await self._db.execute("ROLLBACK")
+                    await asyncio.shield(self._db.execute("ROLLBACK"))
                 raise
-            await self._db.execute("COMMIT")
 
     @asynccontextmanager
     async def _reader(self) -> AsyncIterator[Conn]:
