@@ -1,0 +1,367 @@
+"""Every text the terminal game shows, in English and German.
+
+Texts are looked up by key and formatted with ``str.format``; card faces and
+suit names are localised here too (German decks say B, D, K for Jack, Queen,
+King). The rules themselves come from :mod:`slapjack.texts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from slapjack.core import RANKS, card_symbol, rank_of, suit_of
+from slapjack.texts import check_lang, locale_language
+
+LANGS: Final = ("en", "de")
+
+_RANKS_DE: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "B", "D", "K")
+_SUIT_SYMBOLS: Final = "♣♦♥♠"
+_SUIT_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
+    "en": ("clubs", "diamonds", "hearts", "spades"),
+    "de": ("Kreuz", "Karo", "Herz", "Pik"),
+}
+_RANK_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
+    "en": (
+        "Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+        "Jack", "Queen", "King",
+    ),
+    "de": (
+        "Ass", "Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht", "Neun", "Zehn",
+        "Bube", "Dame", "König",
+    ),
+}  # fmt: skip
+
+TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
+    # ------------------------------------------------------------ start screen
+    "title": {"en": "Slapjack", "de": "Slapjack"},
+    "new_game": {"en": "New game", "de": "Neues Spiel"},
+    "game": {"en": "Game", "de": "Spiel"},
+    "game.slapjack": {"en": "Slapjack", "de": "Slapjack"},
+    "game.irish-snap": {"en": "Irish Snap", "de": "Irish Snap"},
+    "preset": {"en": "Preset", "de": "Regelsatz"},
+    "seats": {"en": "Seats", "de": "Plätze"},
+    "turn_timer": {"en": "Turn timer (s, 0 = off)", "de": "Zugzeit (s, 0 = aus)"},
+    "time_limit": {"en": "Time limit (s, 0 = off)", "de": "Zeitlimit (s, 0 = aus)"},
+    "say_it": {"en": "Say it: call “Slapjack!”", "de": "Ansagen: „Slapjack!“ rufen"},
+    "col.seat": {"en": "#", "de": "#"},
+    "col.name": {"en": "Name", "de": "Name"},
+    "col.player": {"en": "Player", "de": "Spieler"},
+    "col.slap": {"en": "Slap", "de": "Schlag"},
+    "col.flip": {"en": "Flip", "de": "Aufdecken"},
+    "col.call": {"en": "Call", "de": "Ruf"},
+    "human": {"en": "Human", "de": "Mensch"},
+    "bot.beginner": {"en": "Bot: beginner", "de": "Bot: Anfänger"},
+    "bot.casual": {"en": "Bot: casual", "de": "Bot: Gelegenheit"},
+    "bot.pro": {"en": "Bot: pro", "de": "Bot: Profi"},
+    "bot.perfect": {"en": "Bot: perfect", "de": "Bot: perfekt"},
+    "level.beginner": {"en": "beginner", "de": "Anfänger"},
+    "level.casual": {"en": "casual", "de": "Gelegenheit"},
+    "level.pro": {"en": "pro", "de": "Profi"},
+    "level.perfect": {"en": "perfect", "de": "perfekt"},
+    "start": {"en": "Start (Enter)", "de": "Start (Enter)"},
+    "rules_button": {"en": "Rules (?)", "de": "Regeln (?)"},
+    "start_hint": {
+        "en": "Enter starts. Keys: one character each; Space flips for whoever is on turn.",
+        "de": "Enter startet. Tasten: je ein Zeichen; Leertaste deckt für den auf, der dran ist.",
+    },
+    # ---------------------------------------------------------------- options
+    "opt.after_jack": {"en": "After a Jack", "de": "Nach einem Buben"},
+    "opt.wrong_slap": {"en": "Wrong slap", "de": "Fehlschlag"},
+    "opt.empty_stack": {"en": "Out of cards", "de": "Keine Karten mehr"},
+    "opt.tie": {"en": "Exact tie", "de": "Gleichstand"},
+    "opt.irish_goal": {"en": "Goal", "de": "Ziel"},
+    "val.after_jack.left_of_winner": {
+        "en": "left of the winner flips",
+        "de": "links vom Gewinner deckt auf",
+    },
+    "val.after_jack.continue": {
+        "en": "play continues in order",
+        "de": "es geht der Reihe nach weiter",
+    },
+    "val.wrong_slap.pay_player": {
+        "en": "pay a card to the card's player",
+        "de": "eine Karte an den Aufdecker",
+    },
+    "val.wrong_slap.pay_pile": {
+        "en": "pay a card under the pile",
+        "de": "eine Karte unter den Stapel",
+    },
+    "val.empty_stack.next_jack": {
+        "en": "win the next Jack or out",
+        "de": "nächsten Buben gewinnen oder raus",
+    },
+    "val.empty_stack.until_turn": {
+        "en": "out at your next turn",
+        "de": "raus beim nächsten Zug",
+    },
+    "val.tie.reslap": {"en": "slap again", "de": "nochmal schlagen"},
+    "val.tie.split": {"en": "split the pile", "de": "Stapel teilen"},
+    "val.irish_goal.avoid_last": {
+        "en": "don't be the last with cards",
+        "de": "nicht der Letzte mit Karten sein",
+    },
+    "val.irish_goal.first_out": {
+        "en": "first out and one more slap wins",
+        "de": "zuerst leer plus ein Treffer gewinnt",
+    },
+    # ------------------------------------------------------------ config errors
+    "err.names_unique": {
+        "en": "Names must be unique: {name} appears twice.",
+        "de": "Namen müssen verschieden sein: {name} kommt doppelt vor.",
+    },
+    "err.name_blank": {
+        "en": "Seat {seat} needs a name.",
+        "de": "Platz {seat} braucht einen Namen.",
+    },
+    "err.name_long": {
+        "en": "The name of seat {seat} is longer than {max} characters.",
+        "de": "Der Name auf Platz {seat} ist länger als {max} Zeichen.",
+    },
+    "err.key_one": {
+        "en": "{name}: a key is one character, not “{key}”.",
+        "de": "{name}: eine Taste ist ein Zeichen, nicht „{key}“.",
+    },
+    "err.key_reserved": {
+        "en": "{name}: “{key}” is reserved (Space flips, ? rules, S saves).",
+        "de": "{name}: „{key}“ ist belegt (Leertaste deckt auf, ? Regeln, S speichert).",
+    },
+    "err.key_twice": {
+        "en": "The key “{key}” is used twice ({first} and {second}).",
+        "de": "Die Taste „{key}“ ist doppelt belegt ({first} und {second}).",
+    },
+    "err.key_missing": {
+        "en": "{name} needs a slap key.",
+        "de": "{name} braucht eine Schlag-Taste.",
+    },
+    "err.seats": {
+        "en": "A table has 2 to 10 seats.",
+        "de": "Ein Tisch hat 2 bis 10 Plätze.",
+    },
+    "err.number": {
+        "en": "{what}: a whole number from {low} to {high}, please.",
+        "de": "{what}: bitte eine ganze Zahl von {low} bis {high}.",
+    },
+    "err.rules": {"en": "Rules: {message}", "de": "Regeln: {message}"},
+    # ------------------------------------------------------------------ table
+    "players": {"en": "Players", "de": "Spieler"},
+    "log": {"en": "Log", "de": "Verlauf"},
+    "cards": {"en": "cards", "de": "Karten"},
+    "out": {"en": "out", "de": "raus"},
+    "safe": {"en": "safe", "de": "sicher"},
+    "empty": {"en": "empty", "de": "leer"},
+    "on_turn": {"en": "on turn", "de": "am Zug"},
+    "pile": {"en": "Pile: {count}", "de": "Stapel: {count}"},
+    "pile_hidden": {
+        "en": "Pile: {count} ({hidden} face down)",
+        "de": "Stapel: {count} ({hidden} verdeckt)",
+    },
+    "pile_empty": {"en": "The pile is empty", "de": "Der Stapel ist leer"},
+    "call_now": {"en": "Call: {rank}", "de": "Ansage: {rank}"},
+    "next_call": {"en": "Next call: {rank}", "de": "Nächste Ansage: {rank}"},
+    "match": {"en": "MATCH!", "de": "TREFFER!"},
+    "time_left": {"en": "Time {clock}", "de": "Zeit {clock}"},
+    "turn_of": {"en": "{name} to flip", "de": "{name} deckt auf"},
+    "turn_keys": {
+        "en": "{name}: {key} or Space to flip",
+        "de": "{name}: {key} oder Leertaste zum Aufdecken",
+    },
+    "turn_space": {"en": "{name}: Space to flip", "de": "{name}: Leertaste zum Aufdecken"},
+    "slap_now": {"en": "Slap!", "de": "Schlagen!"},
+    "reslap_now": {
+        "en": "Tie! {names}: slap again!",
+        "de": "Gleichstand! {names}: nochmal schlagen!",
+    },
+    "waiting": {"en": "…", "de": "…"},
+    "no_reaction": {"en": "—", "de": "—"},
+    "saved": {"en": "Game saved to {path}", "de": "Spiel gespeichert in {path}"},
+    "save_failed": {"en": "Could not save: {error}", "de": "Speichern fehlgeschlagen: {error}"},
+    "idle_flip": {"en": "Time's up for {name}: flipped", "de": "Zeit für {name} um: aufgedeckt"},
+    "game_start": {
+        "en": "{game} · {preset} · {count} players",
+        "de": "{game} · {preset} · {count} Spieler",
+    },
+    "b.quit": {"en": "Quit", "de": "Beenden"},
+    "b.rules": {"en": "Rules", "de": "Regeln"},
+    "b.save": {"en": "Save", "de": "Speichern"},
+    "b.flip": {"en": "Flip", "de": "Aufdecken"},
+    "b.back": {"en": "Back", "de": "Zurück"},
+    "b.play_again": {"en": "Play again", "de": "Nochmal"},
+    "b.new_setup": {"en": "New setup", "de": "Neu einstellen"},
+    # ----------------------------------------------------------------- events
+    "ev.flipped": {"en": "{name} flips {card}", "de": "{name} deckt {card} auf"},
+    "ev.flipped_call": {
+        "en": "{name} flips {card} (call {call})",
+        "de": "{name} deckt {card} auf (Ansage {call})",
+    },
+    "ev.flipped_match": {
+        "en": "{name} flips {card} on {call}: match!",
+        "de": "{name} deckt {card} bei {call} auf: Treffer!",
+    },
+    "ev.slapped": {"en": "{name} slaps ({ms})", "de": "{name} schlägt ({ms})"},
+    "ev.slapped_call": {
+        "en": "{name} slaps and calls ({ms})",
+        "de": "{name} schlägt und ruft ({ms})",
+    },
+    "ev.wrong.pay_player": {
+        "en": "{name} slapped wrongly and pays a card to {to}",
+        "de": "{name} hat falsch geschlagen und gibt {to} eine Karte",
+    },
+    "ev.wrong.pay_player_self": {
+        "en": "{name} slapped their own card: top card to the bottom",
+        "de": "{name} hat auf die eigene Karte geschlagen: oberste Karte nach unten",
+    },
+    "ev.wrong.pay_pile": {
+        "en": "{name} slapped wrongly and pays a card under the pile",
+        "de": "{name} hat falsch geschlagen und legt eine Karte unter den Stapel",
+    },
+    "ev.wrong.pickup": {
+        "en": "{name} slapped wrongly",
+        "de": "{name} hat falsch geschlagen",
+    },
+    "ev.wrong.none": {
+        "en": "{name} slapped wrongly with no card to pay",
+        "de": "{name} hat falsch geschlagen und keine Karte zum Bezahlen",
+    },
+    "ev.wrong.forfeit": {"en": "{name} slapped wrongly", "de": "{name} hat falsch geschlagen"},
+    "ev.race_won": {
+        "en": "{name} wins the Jack: {cards} cards",
+        "de": "{name} gewinnt den Buben: {cards} Karten",
+    },
+    "ev.race_tied": {
+        "en": "Tie at {ms}: {names} slap again",
+        "de": "Gleichstand bei {ms}: {names} schlagen nochmal",
+    },
+    "ev.pile_split": {
+        "en": "Tie: the pile is split ({shares})",
+        "de": "Gleichstand: der Stapel wird geteilt ({shares})",
+    },
+    "ev.forfeit": {
+        "en": "{name} forfeits the pile: shared out ({shares})",
+        "de": "{name} verliert den Stapel: verteilt ({shares})",
+    },
+    "ev.no_slap": {
+        "en": "Nobody slapped the {card}: it stays in the pile",
+        "de": "Niemand hat auf {card} geschlagen: sie bleibt im Stapel",
+    },
+    "ev.picked_up.last": {
+        "en": "{name} was last and picks up {cards} cards",
+        "de": "{name} war Letzte(r) und nimmt {cards} Karten auf",
+    },
+    "ev.picked_up.wrong": {
+        "en": "{name} picks up {cards} cards",
+        "de": "{name} nimmt {cards} Karten auf",
+    },
+    "ev.pile_returned": {
+        "en": "Nobody can flip: the pile ({cards}) goes to {name}",
+        "de": "Niemand kann aufdecken: der Stapel ({cards}) geht an {name}",
+    },
+    "ev.out.no_cards": {"en": "{name} is out: no cards", "de": "{name} ist raus: keine Karten"},
+    "ev.out.lost_jack": {
+        "en": "{name} is out: no cards and the Jack went to another",
+        "de": "{name} ist raus: keine Karten und der Bube ging an jemand anderen",
+    },
+    "ev.out.turn": {
+        "en": "{name} is out: no cards on their turn",
+        "de": "{name} ist raus: keine Karten beim eigenen Zug",
+    },
+    "ev.out.wrong_slap": {
+        "en": "{name} is out: wrong slap without cards",
+        "de": "{name} ist raus: Fehlschlag ohne Karten",
+    },
+    "ev.finished": {
+        "en": "{name} has no cards left: safe!",
+        "de": "{name} hat keine Karten mehr: sicher!",
+    },
+    "ev.finished_win": {
+        "en": "{name} is out first and wins!",
+        "de": "{name} ist zuerst fertig und gewinnt!",
+    },
+    "ev.time_up": {"en": "Time is up!", "de": "Die Zeit ist um!"},
+    "ev.game_over": {"en": "Game over: {names} won", "de": "Spielende: {names} gewinnt"},
+    "ev.game_over_loser": {
+        "en": "Game over: {name} is left holding cards",
+        "de": "Spielende: {name} bleibt auf den Karten sitzen",
+    },
+    # ------------------------------------------------------------- end screen
+    "end.title": {"en": "Game over", "de": "Spielende"},
+    "end.winner": {"en": "{names} won!", "de": "{names} gewinnt!"},
+    "end.winners": {"en": "{names} share the win!", "de": "{names} teilen sich den Sieg!"},
+    "end.loser": {"en": "{name} lost.", "de": "{name} hat verloren."},
+    "end.place": {"en": "Place", "de": "Platz"},
+    "end.cards": {"en": "Cards", "de": "Karten"},
+    "end.jacks": {"en": "Jacks won", "de": "Buben"},
+    "end.pickups": {"en": "Pick-ups", "de": "Aufgenommen"},
+    "end.fastest": {"en": "Fastest", "de": "Schnellste"},
+    "end.wrong": {"en": "Wrong slaps", "de": "Fehlschläge"},
+    "end.hint": {
+        "en": "Enter: play again · N: new setup · S: save · Esc: quit",
+        "de": "Enter: nochmal · N: neu einstellen · S: speichern · Esc: beenden",
+    },
+    # ---------------------------------------------------------------- dialogs
+    "quit.question": {"en": "Quit this game?", "de": "Dieses Spiel beenden?"},
+    "quit.detail": {
+        "en": "The game is not over. Save it first with S if you want to replay it.",
+        "de": "Das Spiel ist nicht vorbei. Mit S vorher speichern, um es nachzuspielen.",
+    },
+    "quit.yes": {"en": "Quit (Y)", "de": "Beenden (J)"},
+    "quit.no": {"en": "Keep playing (N)", "de": "Weiterspielen (N)"},
+    "rules.title": {"en": "Rules: {preset}", "de": "Regeln: {preset}"},
+    "rules.close": {"en": "Esc or ? closes", "de": "Esc oder ? schließt"},
+    "yes": {"en": "yes", "de": "ja"},
+    "no": {"en": "no", "de": "nein"},
+    "seconds": {"en": "{n} s", "de": "{n} s"},
+    "off": {"en": "off", "de": "aus"},
+}
+
+
+def tr(lang: str, key: str, /, **values: object) -> str:
+    """The text ``key`` in ``lang`` (English if missing), formatted with ``values``."""
+    entry = TEXTS[key]
+    text = entry.get(lang) or entry["en"]
+    return text.format(**values) if values else text
+
+
+def detect_lang(explicit: str | None = None) -> str:
+    """``explicit`` if given (``en``/``de``; anything else raises
+    :class:`~slapjack.texts.LanguageError`), else the locale's language."""
+    if explicit is not None:
+        return check_lang(explicit)
+    return locale_language()
+
+
+def rank_label(rank: int, lang: str) -> str:
+    """``"J"`` in English, ``"B"`` (Bube) in German."""
+    return (_RANKS_DE if lang == "de" else RANKS)[rank]
+
+
+def card_label(card: int, lang: str) -> str:
+    """A short face: ``"J♠"`` / ``"B♠"``."""
+    if lang == "en":
+        return card_symbol(card)
+    return rank_label(rank_of(card), lang) + _SUIT_SYMBOLS[suit_of(card)]
+
+
+def card_long_name(card: int, lang: str) -> str:
+    """``"Jack of spades"`` / ``"Pik Bube"``: the card in words (no colour needed)."""
+    rank = _RANK_NAMES.get(lang, _RANK_NAMES["en"])[rank_of(card)]
+    suit = _SUIT_NAMES.get(lang, _SUIT_NAMES["en"])[suit_of(card)]
+    return f"{suit} {rank}" if lang == "de" else f"{rank} of {suit}"
+
+
+def suit_symbol(card: int) -> str:
+    return _SUIT_SYMBOLS[suit_of(card)]
+
+
+def join_names(names: list[str], lang: str) -> str:
+    """``"Anna"``, ``"Anna and Ben"``, ``"Anna, Ben and Carla"``."""
+    if len(names) <= 1:
+        return "".join(names)
+    word = " und " if lang == "de" else " and "
+    return ", ".join(names[:-1]) + word + names[-1]
+
+
+def format_ms(ms: float | None, lang: str) -> str:
+    if ms is None:
+        return tr(lang, "no_reaction")
+    return f"{ms:.0f} ms"

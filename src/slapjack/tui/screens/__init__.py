@@ -1,0 +1,1 @@
+"""The app's screens: start, table, end, and the dialogs."""
