@@ -1,0 +1,78 @@
+"""docs/architecture.md states the layering; the code must keep it.
+
+Each package may import only the packages the table in the doc allows, and
+``core`` only the standard library. Imports inside functions count too.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).parents[2] / "src" / "slapjack"
+DOC = Path(__file__).parents[2] / "docs" / "architecture.md"
+
+# What each package may import from the project (see docs/architecture.md).
+ALLOWED: dict[str, set[str]] = {
+    "core": set(),
+    "bots": {"core"},
+    "texts": {"core"},
+    "store": {"core"},
+    "cluster": {"core", "store"},
+    "sim": {"core", "bots"},
+    "server": {"core", "bots", "store", "cluster", "texts", "web"},
+    "tui": {"core", "bots", "texts"},
+    "web": {"core"},  # static files, plus replay steps the server sends
+}
+TOP_LEVEL = {"cli", "commands", "__init__", "__main__"}  # may import anything
+
+
+def package_of(path: Path) -> str:
+    rel = path.relative_to(SRC).parts
+    return rel[0] if len(rel) > 1 else rel[0].removesuffix(".py")
+
+
+def imports(path: Path) -> set[str]:
+    """Absolute module names imported by ``path`` (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parts = ["slapjack", *path.relative_to(SRC).with_suffix("").parts]
+    here = parts[:-1]  # the package that holds the module (or the package itself)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                out.add(node.module or "")
+            else:
+                base = here[: len(here) - (node.level - 1)]
+                out.add(".".join([*base, *([node.module] if node.module else [])]))
+    return out
+
+
+def test_packages_import_only_what_the_layering_allows() -> None:
+    wrong: list[str] = []
+    for path in sorted(SRC.rglob("*.py")):
+        pkg = package_of(path)
+        if pkg in TOP_LEVEL:
+            continue
+        assert pkg in ALLOWED, f"{pkg} is not in docs/architecture.md's layer table"
+        for module in imports(path):
+            top = module.split(".")[0]
+            if top == "slapjack":
+                target = module.split(".")[1] if "." in module else "__init__"
+                if target != pkg and target not in ALLOWED[pkg]:
+                    wrong.append(f"{path.relative_to(SRC)} imports {module}")
+            elif pkg == "core" and top not in sys.stdlib_module_names and top != "__future__":
+                wrong.append(f"{path.relative_to(SRC)} imports {module} (not standard library)")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_doc_names_every_package() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    for child in sorted(SRC.iterdir()):
+        if child.is_dir() and (child / "__init__.py").exists():
+            assert f"src/slapjack/{child.name}/" in text, child.name
+    for doc in ("records", "protocol", "storage", "rules.en", "rules.de"):
+        assert f"docs/{doc}.md" in text
