@@ -34,6 +34,7 @@ from slapjack.texts import (
     format_duration,
     game_label,
     option_help,
+    option_value_label,
     option_value_line,
     option_value_text,
     preset_help,
@@ -93,6 +94,8 @@ def test_every_option_value_has_texts_in_both_languages() -> None:
     assert len(ALL_VALUES) == sum(len(e) for e in ENUMS.values()) + 4
     for lang in SUPPORTED_LANGS:
         for name, value in ALL_VALUES:
+            label = option_value_label(name, value, lang)
+            assert label.strip() and "{" not in label, (lang, name, value)
             line = option_value_line(name, value, lang)
             text = option_value_text(name, value, lang)
             assert line.strip() and text.strip(), (lang, name, value)
@@ -150,6 +153,10 @@ def test_option_help_covers_every_option_and_value() -> None:
                 assert set(entry["values"]) == {TIME_LIMIT_OFF, TIME_LIMIT_ON}
                 assert (entry["default"], entry["min"], entry["max"]) == (0, 0, MAX_TIME_LIMIT_S)
             assert all(isinstance(v, str) and v for v in entry["values"].values())
+            labels = entry["value_labels"]
+            assert labels.keys() == entry["values"].keys()
+            assert len(set(labels.values())) == len(labels), name
+            assert all(len(label) < 40 for label in labels.values()), name
     # A fresh dict each call: callers may change theirs.
     mine = option_help("en")
     mine["tie"]["label"] = "changed"
@@ -323,6 +330,13 @@ def test_decision_texts_name_what_the_engine_does() -> None:
 )
 def test_format_duration(seconds: int, lang: str, expected: str) -> None:
     assert format_duration(seconds, lang) == expected
+
+
+def test_value_labels_fill_in_durations() -> None:
+    assert option_value_label("time_limit", 300, "en") == "5 minutes"
+    assert option_value_label("time_limit", 0, "de") == "Kein Limit"
+    assert option_value_label("tie", Tie.SPLIT, "de") == "Stapel teilen"
+    assert option_value_line("time_limit", 90, "de").startswith("Nach 1 Minute und 30 Sekunden")
 
 
 def test_preset_summaries_and_labels() -> None:

@@ -59,6 +59,7 @@ __all__ = [
     "locale_language",
     "option_help",
     "option_value_key",
+    "option_value_label",
     "option_value_line",
     "option_value_text",
     "preset_help",
@@ -136,6 +137,16 @@ def _fill(text: str, name: str, value: Any, lang: str) -> str:
     return text
 
 
+def option_value_label(name: str, value: Any, lang: str) -> str:
+    """A short name of one option value, for a menu (``"Share the pile"``)."""
+    cat = catalog(lang)
+    try:
+        text = cat.value_labels[name][option_value_key(name, value)]
+    except KeyError:
+        raise LanguageError(f"no text for {name} = {value!r}", code="bad_option") from None
+    return _fill(text, name, value, lang)
+
+
 def option_value_line(name: str, value: Any, lang: str) -> str:
     """One line explaining one option value (positive time limits are filled in)."""
     cat = catalog(lang)
@@ -167,14 +178,16 @@ def _value_str(value: Any) -> str:
 def option_help(lang: str) -> dict[str, dict[str, Any]]:
     """For every option: what a form or a start screen needs to offer it.
 
-    ``{name: {"label", "help", "game", "kind", "default", "values", ...}}`` where
-    ``game`` is ``"slapjack"`` or ``"irish-snap"`` (the game it belongs to),
-    ``kind`` is ``"choice"`` (an enum; ``values`` maps each allowed value to one
-    line), ``"bool"`` (``values`` has ``"false"`` and ``"true"``) or
-    ``"seconds"`` (``values`` has :data:`TIME_LIMIT_OFF` for 0 and
-    :data:`TIME_LIMIT_ON` for any positive number, with ``{duration}`` left in;
-    ``min``/``max`` give the range). ``default`` is the value of the default
-    preset of its game. A fresh dict on every call: change it freely.
+    ``{name: {"label", "help", "game", "kind", "default", "values",
+    "value_labels", ...}}`` where ``game`` is ``"slapjack"`` or ``"irish-snap"``
+    (the game it belongs to), ``kind`` is ``"choice"`` (an enum; ``values`` maps
+    each allowed value to one line), ``"bool"`` (``values`` has ``"false"`` and
+    ``"true"``) or ``"seconds"`` (``values`` has :data:`TIME_LIMIT_OFF` for 0 and
+    :data:`TIME_LIMIT_ON` for any positive number, with ``{duration}`` left in:
+    fill it with :func:`format_duration`; ``min``/``max`` give the range).
+    ``value_labels`` has the same keys as ``values``, each a short name for a
+    menu entry. ``default`` is the value of the default preset of its game. A
+    fresh dict on every call: change it freely.
     """
     cat = catalog(lang)
     out: dict[str, dict[str, Any]] = {}
@@ -187,21 +200,22 @@ def option_help(lang: str) -> dict[str, dict[str, Any]]:
             "game": (GameKind.IRISH_SNAP if irish else GameKind.SLAPJACK).value,
         }
         default = getattr(base, name)
-        choices = option_choices(name)
-        if choices:
+        keys = option_choices(name)
+        if keys:
             entry["kind"] = "choice"
             entry["default"] = _value_str(default)
-            entry["values"] = {v: cat.value_lines[name][v] for v in choices}
         elif name == "say_it":
             entry["kind"] = "bool"
             entry["default"] = bool(default)
-            entry["values"] = {k: cat.value_lines[name][k] for k in ("false", "true")}
+            keys = ("false", "true")
         else:
             entry["kind"] = "seconds"
             entry["default"] = int(default)
             entry["min"] = 0
             entry["max"] = MAX_TIME_LIMIT_S
-            entry["values"] = {k: cat.value_lines[name][k] for k in (TIME_LIMIT_OFF, TIME_LIMIT_ON)}
+            keys = (TIME_LIMIT_OFF, TIME_LIMIT_ON)
+        entry["values"] = {k: cat.value_lines[name][k] for k in keys}
+        entry["value_labels"] = {k: cat.value_labels[name][k] for k in keys}
         out[name] = entry
     return out
 

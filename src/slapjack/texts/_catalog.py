@@ -46,6 +46,8 @@ class Catalog:
     option_labels: Mapping[str, str]
     option_help: Mapping[str, str]
     """Per option: one line saying what it decides."""
+    value_labels: Mapping[str, Mapping[str, str]]
+    """Per option and value: a short name (a menu entry, a few words)."""
     value_lines: Mapping[str, Mapping[str, str]]
     """Per option and value: one line (forms, menus)."""
     value_texts: Mapping[str, Mapping[str, str]]

@@ -88,6 +88,21 @@ CATALOG = Catalog(
         "say_it": "Jeder Schlag auf einen Buben braucht den Ruf „Slapjack!“.",
         "irish_goal": "Wie eine Partie Irish Snap entschieden wird.",
     },
+    value_labels={
+        "after_jack": {"left_of_winner": "Links vom Gewinner", "continue": "Einfach weiter"},
+        "wrong_slap": {"pay_player": "Karte an den Leger", "pay_pile": "Karte unter den Stapel"},
+        "empty_stack": {
+            "next_jack": "Auf den nächsten Buben warten",
+            "until_turn": "Raus beim nächsten Zug",
+        },
+        "tie": {"reslap": "Noch einmal schlagen", "split": "Stapel teilen"},
+        "time_limit": {TIME_LIMIT_OFF: "Kein Limit", TIME_LIMIT_ON: "{duration}"},
+        "say_it": {"false": "Aus", "true": "An"},
+        "irish_goal": {
+            "avoid_last": "Nicht als Letzter",
+            "first_out": "Wer zuerst fertig ist, gewinnt",
+        },
+    },
     value_lines={
         "after_jack": {
             "left_of_winner": "Die Person links vom Gewinner ist als Nächste dran.",
@@ -173,7 +188,7 @@ CATALOG = Catalog(
         },
         "time_limit": {
             TIME_LIMIT_OFF: (
-                "Es gibt kein Zeitlimit: Das Spiel läuft, bis eine einzige Person übrig bleibt."
+                "Es gibt kein Zeitlimit; das Spiel läuft, bis eine einzige Person übrig bleibt."
             ),
             TIME_LIMIT_ON: (
                 "Eine Partie dauert {duration}. Ist die Zeit um, wird ein noch offenes "
@@ -183,7 +198,7 @@ CATALOG = Catalog(
             ),
         },
         "say_it": {
-            "false": "Niemand muss etwas rufen: Ein Schlag ist einfach ein Schlag.",
+            "false": "Niemand muss etwas rufen; ein Schlag ist einfach ein Schlag.",
             "true": (
                 "Jeder Schlag auf einen Buben braucht den Ruf „Slapjack!“ (eine eigene Taste "
                 "oder Schaltfläche, kurz vor oder kurz nach dem Schlag). Es zählt nur der "

@@ -80,6 +80,18 @@ CATALOG = Catalog(
         "say_it": 'A slap on a Jack only counts together with the call "Slapjack!".',
         "irish_goal": "How a game of Irish Snap is decided.",
     },
+    value_labels={
+        "after_jack": {"left_of_winner": "Left of the winner", "continue": "Carry on"},
+        "wrong_slap": {"pay_player": "Pay the card's player", "pay_pile": "Pay under the pile"},
+        "empty_stack": {
+            "next_jack": "Wait for the next Jack",
+            "until_turn": "Out at your next turn",
+        },
+        "tie": {"reslap": "Slap again", "split": "Share the pile"},
+        "time_limit": {TIME_LIMIT_OFF: "No limit", TIME_LIMIT_ON: "{duration}"},
+        "say_it": {"false": "Off", "true": "On"},
+        "irish_goal": {"avoid_last": "Don't be last", "first_out": "First out wins"},
+    },
     value_lines={
         "after_jack": {
             "left_of_winner": "The player to the winner's left goes next.",
@@ -162,7 +174,7 @@ CATALOG = Catalog(
             ),
         },
         "time_limit": {
-            TIME_LIMIT_OFF: "There is no time limit: the game runs until a single player remains.",
+            TIME_LIMIT_OFF: "There is no time limit; the game runs until a single player remains.",
             TIME_LIMIT_ON: (
                 "The game lasts {duration}. When time is up, a slap race that is still "
                 "open is decided first; then whoever is still in and has the biggest "
@@ -171,7 +183,7 @@ CATALOG = Catalog(
             ),
         },
         "say_it": {
-            "false": "No call is needed: a slap is just a slap.",
+            "false": "No call is needed; a slap is just a slap.",
             "true": (
                 'A slap on a Jack needs the call "Slapjack!" as well (its own key or '
                 "button, pressed just before or just after the slap). Only the fastest "
