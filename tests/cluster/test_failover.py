@@ -64,8 +64,8 @@ async def test_failover_rebuilds_the_room_from_the_store() -> None:
         header = reference.record.to_dict()
         header.pop("actions")
 
-        leases_a = RedisLeases(client, "node-a", 200, prefix=prefix)
-        leases_b = RedisLeases(client, "node-b", 200, prefix=prefix)
+        leases_a = RedisLeases(client, "node-a", 1000, prefix=prefix)
+        leases_b = RedisLeases(client, "node-b", 1000, prefix=prefix)
         relay_a = RedisRelay(client, prefix=prefix)
         relay_b = RedisRelay(client, prefix=prefix)
 
@@ -77,13 +77,13 @@ async def test_failover_rebuilds_the_room_from_the_store() -> None:
                 lease_a.check()
                 await store_a.append_action("FO1", i, actions[i])
                 await relay_a.publish(room_out("FO1"), {"seq": i})
-                if i % 10 == 0:
+                if i % 5 == 0:
                     assert await lease_a.renew()
             seen = [(await asyncio.wait_for(frames.get(), 5))[1]["seq"] for _ in range(half)]
             assert seen == list(range(half))
             # Node A dies here: no more renewals. Node B waits for the room.
             lease_b = None
-            for _ in range(100):
+            for _ in range(200):
                 lease_b = await leases_b.acquire("FO1")
                 if lease_b is not None:
                     break

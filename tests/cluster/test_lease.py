@@ -41,9 +41,9 @@ async def test_one_owner_at_a_time(nodes: Any) -> None:
 
 
 async def test_renewal_keeps_the_room(nodes: Any) -> None:
-    a, b = nodes.leases("node-a", ttl_ms=150), nodes.leases("node-b", ttl_ms=150)
+    a, b = nodes.leases("node-a", ttl_ms=300), nodes.leases("node-b", ttl_ms=300)
     async with await a.acquire("ROOM2") as lease:  # type: ignore[union-attr]
-        await asyncio.sleep(0.5)  # more than three TTLs
+        await asyncio.sleep(1.0)  # more than three TTLs
         assert lease.held
         assert lease.renewals >= 3
         assert await b.acquire("ROOM2", renew=False) is None
@@ -53,7 +53,7 @@ async def test_renewal_keeps_the_room(nodes: Any) -> None:
 
 
 async def test_a_dead_owner_is_taken_over(nodes: Any) -> None:
-    ttl = 200
+    ttl = 400
     a, b = nodes.leases("node-a", ttl_ms=ttl), nodes.leases("node-b", ttl_ms=ttl)
     dead = await a.acquire("ROOM3", renew=False)  # a node that stops renewing
     assert dead is not None
