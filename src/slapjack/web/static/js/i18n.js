@@ -51,8 +51,11 @@ export function has(key) {
   return key in table || key in fallback;
 }
 
-/** The string for ``key`` with ``{name}`` placeholders filled from ``params``. */
+/** The string for ``key`` with ``{name}`` placeholders filled from ``params``
+ * (``params.count === 1`` picks ``key_one`` where it exists). */
 export function t(key, params = {}) {
+  // A singular form, if the table has one: "key_one" when params.count is 1.
+  if (params.count === 1 && has(`${key}_one`)) key = `${key}_one`;
   let s = key in table ? table[key] : key in fallback ? fallback[key] : key;
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }

@@ -21,7 +21,7 @@ import {
 } from "./common.js";
 import { Connection, ReactionClock } from "./connection.js";
 import { lang, num, t } from "./i18n.js";
-import { RACE_ENDS, Stats, TableView, describeEvent, ranking, seatName } from "./table.js";
+import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
 import { roomState } from "./roomstate.js";
 
 const $ = (id) => document.getElementById(id);
@@ -365,7 +365,7 @@ function renderControls(view) {
   stack.disabled = !myTurn;
   stack.setAttribute(
     "aria-label",
-    t(myTurn ? "room.flip_aria" : "room.stack_aria", { n: view.stacks[me] }),
+    t(myTurn ? "room.flip_aria" : "room.stack_aria", { n: view.stacks[me], count: view.stacks[me] }),
   );
   const out = view.out[me];
   $("slap-btn").disabled = view.over || out;
@@ -383,7 +383,6 @@ function renderEnd(view) {
   const over = view.over;
   $("end").hidden = !over || state.endDismissed;
   if (!over) return;
-  const order = ranking(view);
   const me = state.seat;
   let title;
   if (me !== null && view.winners.includes(me)) title = t("end.you_win");
@@ -392,20 +391,7 @@ function renderEnd(view) {
     title = t("end.winners", { names: view.winners.map((s) => seatName(view, s)).join(", ") });
   } else title = t("end.over");
   $("end-title").textContent = title;
-  fill($("ranking"), 
-    ...order.map((s, i) =>
-      h(
-        "tr",
-        { class: s === me ? "me" : "" },
-        h("td", {}, String(i + 1)),
-        h("th", { scope: "row" }, seatName(view, s)),
-        h("td", {}, String(view.stacks[s])),
-        h("td", {}, String(state.stats.jacks[s] || 0)),
-        h("td", {}, String(state.stats.wrong[s] || 0)),
-        h("td", {}, fmtMs(state.stats.medianReaction(s))),
-      ),
-    ),
-  );
+  renderRanking($("ranking"), view, state.stats, me === null ? [] : [me]);
   const room = state.room;
   const asked = (room && room.rematch) || [];
   $("end-note").textContent =
@@ -425,10 +411,6 @@ function renderEnd(view) {
     $("end").dataset.shown = "1";
     ($("rematch-btn").hidden ? $("end-close") : $("rematch-btn")).focus();
   }
-}
-
-function fmtMs(v) {
-  return v === null || v === undefined ? "—" : t("unit.ms", { n: num(v) });
 }
 
 function addLog(text, type) {

@@ -40,13 +40,19 @@ export function describeEvent(ev, view) {
       return t("ev.flipped", { name: who(ev.seat), card: spokenCard(ev.card) });
     case "slapped":
       return t(ev.call ? "ev.slapped_call" : "ev.slapped", { name: who(ev.seat) });
-    case "wrong_slap":
-      return t(`ev.wrong_slap.${ev.penalty}`, { name: who(ev.seat), to: who(ev.to) });
+    case "wrong_slap": {
+      const self = ev.penalty === "pay_player" && ev.to === ev.seat;
+      return t(self ? "ev.wrong_slap.pay_self" : `ev.wrong_slap.${ev.penalty}`, {
+        name: who(ev.seat),
+        to: who(ev.to),
+      });
+    }
     case "race_won": {
       const mine = (ev.reactions || []).find(([s]) => s === ev.winner);
       return t("ev.race_won", {
         name: who(ev.winner),
         cards: ev.cards,
+        count: ev.cards,
         ms: ms(mine ? mine[1] : null),
       });
     }
@@ -67,9 +73,10 @@ export function describeEvent(ev, view) {
       return t(`ev.picked_up.${ev.reason === "wrong" ? "wrong" : "last"}`, {
         name: who(ev.seat),
         cards: ev.cards,
+        count: ev.cards,
       });
     case "pile_returned":
-      return t("ev.pile_returned", { name: who(ev.seat), cards: ev.cards });
+      return t("ev.pile_returned", { name: who(ev.seat), cards: ev.cards, count: ev.cards });
     case "eliminated":
       return t("ev.eliminated", { name: who(ev.seat), reason: t(`out.${ev.reason}`) });
     case "finished":
@@ -122,6 +129,26 @@ export function ranking(view) {
 
 function presetGoal(view) {
   return view.rules && view.rules.preset === "irish-snap-winner" ? "first_out" : "avoid_last";
+}
+
+/** Fill an end-screen ranking table body: place, name, cards, jacks, wrong slaps, median. */
+export function renderRanking(tbody, view, stats, mine = []) {
+  const fmt = (v) => (v === null || v === undefined ? "—" : t("unit.ms", { n: num(v) }));
+  fill(
+    tbody,
+    ranking(view).map((s, i) =>
+      h(
+        "tr",
+        { class: mine.includes(s) ? "me" : "" },
+        h("td", {}, String(i + 1)),
+        h("th", { scope: "row" }, seatName(view, s)),
+        h("td", {}, String(view.stacks[s])),
+        h("td", {}, String(stats.jacks[s] || 0)),
+        h("td", {}, String(stats.wrong[s] || 0)),
+        h("td", {}, fmt(stats.medianReaction(s))),
+      ),
+    ),
+  );
 }
 
 /** Per-seat statistics gathered from the events a client has seen. */
@@ -206,8 +233,7 @@ export class TableView {
 
   /** The seat shown at the bottom (the player's own, or seat 0). */
   get anchor() {
-    const me = this.opts.me;
-    return me === null || me === undefined ? 0 : me;
+    return this.opts.anchor ?? this.opts.me ?? 0;
   }
 
   buildSeats(n) {
@@ -270,7 +296,7 @@ export class TableView {
       el.querySelector(".seat-status").textContent = status;
       el.setAttribute(
         "aria-label",
-        t("seat.aria", { name: seatName(view, s), cards: view.stacks[s] }) +
+        t("seat.aria", { name: seatName(view, s), cards: view.stacks[s], count: view.stacks[s] }) +
           (status ? `, ${status}` : ""),
       );
     }
@@ -316,6 +342,7 @@ export class TableView {
     this.pileInfo.textContent = view.centre_size
       ? t(view.centre_face_down ? "pile.count_hidden" : "pile.count", {
           n: view.centre_size,
+          count: view.centre_size,
           hidden: view.centre_face_down,
         })
       : "";

@@ -1,0 +1,321 @@
+// Party mode (/party): 2-4 players at one screen, each with a key and a corner.
+// Each local player holds its own seat and its own socket (docs/protocol.md:
+// one token per socket); the table flips on a fixed tempo.
+
+import { announce, api, fill, h, showError, startPage } from "./common.js";
+import { Connection, ReactionClock } from "./connection.js";
+import { lang, num, t } from "./i18n.js";
+import { loadOptions } from "./options.js";
+import { roomState } from "./roomstate.js";
+import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
+
+const $ = (id) => document.getElementById(id);
+const DEFAULT_KEYS = ["a", "l", "v", "p"];
+const DEFAULT_NAMES = ["Player 1", "Player 2", "Player 3", "Player 4"];
+const STORE = "slapjack.party";
+
+const state = {
+  code: null,
+  players: [], // [{name, key, seat, token, conn}]
+  view: null,
+  room: null,
+  info: null,
+  table: null,
+  clock: new ReactionClock(),
+  round: 0,
+  stats: new Stats(),
+  slapped: new Set(), // "seat|flip|round"
+  gameNo: null,
+};
+
+async function main() {
+  await startPage("party");
+  const options = await loadOptions();
+  const saved = loadSaved();
+  $("count").value = String(saved.players.length);
+  fill(
+    $("preset"),
+    Object.keys(options.presets)
+      // say-it needs a second key per player; not offered at one shared screen
+      .filter((p) => p !== "say-it")
+      .map((p) => h("option", { value: p, selected: p === saved.preset }, t(`preset.${p}`))),
+  );
+  fill(
+    $("bot-level"),
+    options.bot_levels.map((l) => h("option", { value: l, selected: l === saved.level }, t(`bot.${l}`))),
+  );
+  $("bots").value = String(saved.bots);
+  $("tempo").value = String(saved.tempo);
+  renderPlayers(saved.players);
+  $("count").addEventListener("change", () => renderPlayers(readPlayers()));
+  $("party-form").addEventListener("submit", start);
+  $("again").addEventListener("click", () => {
+    for (const p of state.players) p.conn.act("rematch");
+    $("again").disabled = true;
+  });
+  document.addEventListener("keydown", onKey);
+  document.addEventListener("langchange", () => {
+    if (state.view) render();
+  });
+}
+
+function loadSaved() {
+  const fallback = {
+    players: DEFAULT_NAMES.slice(0, 2).map((name, i) => ({ name, key: DEFAULT_KEYS[i] })),
+    preset: "classic",
+    bots: 1,
+    level: "casual",
+    tempo: 1.2,
+  };
+  try {
+    return { ...fallback, ...JSON.parse(localStorage.getItem(STORE) || "{}") };
+  } catch {
+    return fallback;
+  }
+}
+
+function readPlayers() {
+  return [...$("players").querySelectorAll(".party-player")].map((el, i) => ({
+    name: el.querySelector("input.name").value.trim() || DEFAULT_NAMES[i],
+    key: (el.querySelector("input.key").value || DEFAULT_KEYS[i]).toLowerCase(),
+  }));
+}
+
+function renderPlayers(current) {
+  const n = Number($("count").value);
+  const list = [];
+  for (let i = 0; i < n; i++) {
+    const p = current[i] || { name: DEFAULT_NAMES[i], key: DEFAULT_KEYS[i] };
+    list.push(
+      h(
+        "div",
+        { class: "party-player" },
+        h(
+          "label",
+          { class: "field" },
+          h("span", {}, t("party.player_n", { n: i + 1 })),
+          h("input", { class: "name", maxlength: "24", value: p.name, required: true }),
+        ),
+        h(
+          "label",
+          { class: "field" },
+          h("span", {}, t("party.key")),
+          h("input", {
+            class: "key",
+            maxlength: "1",
+            value: p.key.toUpperCase(),
+            autocomplete: "off",
+            style: { "max-width": "4rem", "text-transform": "uppercase" },
+          }),
+        ),
+        h("span", { class: "help" }, t(`party.corner.${i}`)),
+      ),
+    );
+  }
+  fill($("players"), list);
+}
+
+async function start(ev) {
+  ev.preventDefault();
+  const players = readPlayers();
+  const keys = players.map((p) => p.key);
+  if (new Set(keys).size !== keys.length || keys.some((k) => !/^[a-z0-9]$/.test(k))) {
+    showError($("party-error"), { message: t("party.keys_clash") });
+    return;
+  }
+  const bots = Number($("bots").value);
+  const level = $("bot-level").value;
+  const preset = $("preset").value;
+  const tempo = Math.max(0.5, Math.min(10, Number($("tempo").value) || 1.2));
+  localStorage.setItem(STORE, JSON.stringify({ players, preset, bots, level, tempo }));
+  showError($("party-error"), null);
+  const options = await loadOptions();
+  const botSeats = {};
+  for (let b = 0; b < bots; b++) botSeats[String(players.length + b)] = level;
+  try {
+    const created = await api("/api/rooms", {
+      method: "POST",
+      body: {
+        name: t("party.room_name"),
+        game: options.presets[preset].game,
+        rules: { preset },
+        seats: players.length + bots,
+        bots: botSeats,
+        tempo: "fixed",
+        turn_seconds: tempo,
+        time_limit: 0,
+        public: false,
+      },
+    });
+    state.code = created.code;
+    state.players = [];
+    for (const p of players) {
+      const joined = await api(`/api/rooms/${encodeURIComponent(created.code)}/join`, {
+        method: "POST",
+        body: { name: p.name },
+      });
+      state.players.push({ ...p, name: joined.name, seat: joined.seat, token: joined.token });
+    }
+  } catch (err) {
+    showError($("party-error"), err);
+    return;
+  }
+  $("setup").hidden = true;
+  $("stage").hidden = false;
+  state.table = new TableView($("table"), {
+    me: null,
+    anchor: state.players[0].seat,
+    locals: state.players.map((p) => p.seat),
+    onSlap: null,
+  });
+  buildZones();
+  state.players.forEach((p, i) => {
+    p.conn = new Connection(state.code, p.token, {
+      lang,
+      onUpdate: i === 0 ? onUpdate : () => {},
+      onWelcome: i === 0 ? (msg) => (state.info = msg.room) : () => {},
+      onError: (msg) => flashZone(i, msg.code === "stale_flip" ? t("error.stale_flip") : "", "wrong"),
+      onStatus: i === 0 ? onStatus : () => {},
+    });
+    p.conn.connect();
+  });
+  $("main").focus();
+}
+
+function buildZones() {
+  fill(
+    $("zones"),
+    state.players.map((p, i) => {
+      const zone = h(
+        "div",
+        {
+          class: `zone z${i}`,
+          role: "button",
+          "aria-label": t("party.zone_aria", { name: p.name, key: p.key.toUpperCase() }),
+          dataset: { i: String(i) },
+        },
+        h("span", { class: "keycap" }, p.key.toUpperCase()),
+        h("span", {}, p.name),
+        h("span", { class: "zone-ms" }),
+      );
+      zone.addEventListener("pointerdown", (ev) => {
+        ev.preventDefault();
+        slap(i, ev);
+      });
+      return zone;
+    }),
+  );
+}
+
+function onStatus(status) {
+  const el = $("status");
+  el.hidden = status === "open";
+  el.textContent = status === "open" ? "" : t("room.reconnecting");
+}
+
+function onUpdate(msg) {
+  const prev = state.view;
+  const view = msg.view;
+  const room = roomState(msg.room, view, state.info);
+  if (room.gameNo !== null && room.gameNo !== state.gameNo) {
+    if (state.gameNo !== null) {
+      state.stats.reset();
+      state.slapped.clear();
+      state.clock = new ReactionClock();
+      $("again").disabled = false;
+    }
+    state.gameNo = room.gameNo;
+  }
+  state.view = view;
+  state.room = room;
+  if (!view) {
+    $("party-hint").textContent = t("room.starting");
+    return;
+  }
+  for (const ev of msg.events || []) handleEvent(ev, view);
+  render();
+  if (view.centre_top.length) {
+    const flipId = view.flip_id ?? view.flips;
+    if ((msg.events || []).some((ev) => ev.type === "race_tied")) state.round += 1;
+    if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
+    state.clock.cardDrawn(flipId, state.round);
+  }
+}
+
+function localIndex(seat) {
+  return state.players.findIndex((p) => p.seat === seat);
+}
+
+function handleEvent(ev, view) {
+  state.stats.add(ev);
+  if (ev.type === "slapped") return;
+  const text = describeEvent(ev, view);
+  $("party-hint").textContent = text;
+  announce(text, { assertive: RACE_ENDS.has(ev.type) || ev.type === "wrong_slap" });
+  if (ev.type === "wrong_slap") {
+    state.table.flash(ev.seat, "wrong");
+    if (ev.penalty === "pay_player") state.table.penalty(ev.seat, ev.to);
+    if (ev.penalty === "pay_pile") state.table.penalty(ev.seat, null);
+    const i = localIndex(ev.seat);
+    if (i >= 0) flashZone(i, t("party.wrong"), "wrong");
+  }
+  if (RACE_ENDS.has(ev.type)) {
+    state.table.showRace(ev, view);
+    const winner = ev.type === "race_won" ? ev.winner : null;
+    for (const [s, r] of ev.reactions || []) {
+      const i = localIndex(s);
+      if (i >= 0) {
+        flashZone(i, r === null || r === undefined ? "—" : t("unit.ms", { n: num(r) }), s === winner ? "won" : "hit");
+      }
+    }
+  }
+}
+
+function render() {
+  const view = state.view;
+  state.table.render(view, state.room);
+  $("end").hidden = !view.over;
+  if (view.over) {
+    const winners = view.winners.map((s) => seatName(view, s)).join(", ");
+    $("end-title").textContent = winners
+      ? t("end.winners", { names: winners })
+      : t("end.over");
+    renderRanking($("ranking"), view, state.stats, state.players.map((p) => p.seat));
+  }
+}
+
+function slap(i, ev) {
+  const p = state.players[i];
+  const view = state.view;
+  if (!p || !p.conn || !view || view.over || !view.centre_top.length || view.out[p.seat]) return;
+  if (view.reslap_among && !view.reslap_among.includes(p.seat)) return;
+  const fields = state.clock.slapFields(ev.timeStamp);
+  if (!fields) return;
+  const key = `${p.seat}|${fields.flip_id}|${state.clock.round}`;
+  if (state.slapped.has(key)) return;
+  state.slapped.add(key);
+  p.conn.act("slap", { ...fields, call: false });
+  state.table.markSlap(p.seat);
+  flashZone(i, t("unit.ms", { n: num(fields.reaction_ms) }), "hit");
+}
+
+function flashZone(i, text, kind) {
+  const zone = $("zones").children[i];
+  if (!zone) return;
+  if (text) zone.querySelector(".zone-ms").textContent = text;
+  zone.classList.remove("hit", "won", "wrong");
+  zone.classList.add(kind);
+  clearTimeout(zone._timer);
+  zone._timer = setTimeout(() => zone.classList.remove(kind), 1200);
+}
+
+function onKey(ev) {
+  if ($("stage").hidden || ev.repeat || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const key = ev.key.toLowerCase();
+  const i = state.players.findIndex((p) => p.key === key);
+  if (i < 0) return;
+  ev.preventDefault();
+  slap(i, ev);
+}
+
+main();
