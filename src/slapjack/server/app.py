@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -232,7 +233,10 @@ def create_app(
             return _error(404, "unknown_room", f"no room {code!r}")
         url = str(request.base_url).rstrip("/") + f"/r/{room.code}"
         qr = segno.make(url, error="m")
-        svg = qr.svg_inline(scale=4, dark="#111", light="#fff")
+        # A standalone SVG file needs its xmlns (svg_inline omits it: an <img> won't show it).
+        buf = io.BytesIO()
+        qr.save(buf, kind="svg", scale=4, dark="#111", light="#fff", xmldecl=False)
+        svg = buf.getvalue().decode()
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
     # ------------------------------------------------------------- history
@@ -261,6 +265,22 @@ def create_app(
         if download:
             headers["Content-Disposition"] = f'attachment; filename="slapjack-{game_id}.json"'
         return JSONResponse(record, headers=headers)
+
+    @app.get("/api/games/{game_id}/replay", response_model=None)
+    async def get_game_replay(game_id: int) -> Response:
+        """The record replayed step by step for the browser's replay viewer."""
+        from slapjack.core import Record
+        from slapjack.web.replay import replay_steps
+
+        try:
+            record = await lobby().store.get_game(game_id)
+        except StoreError as exc:
+            return _error(404 if exc.code == "unknown_game" else 400, exc.code, exc.message)
+        try:
+            steps = replay_steps(Record.from_dict(record))
+        except SlapjackError as exc:
+            return _error(422, exc.code, exc.message)
+        return JSONResponse({"id": game_id, "record": record, **steps})
 
     @app.get("/api/stats/{name}", response_model=None)
     async def stats(name: str) -> dict[str, Any] | JSONResponse:
