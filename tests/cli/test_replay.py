@@ -1,0 +1,142 @@
+"""`slapjack replay`: the real CLI, through CliRunner and once as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from slapjack.cli import app
+from slapjack.core import Record, final_position, replay
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+EN = EXAMPLES / "en-worked-example.json"
+DE = EXAMPLES / "de-short-worked-example.json"
+ALL = sorted(p for p in EXAMPLES.rglob("*.json") if not p.name.endswith(".expected.json"))
+
+runner = CliRunner()
+
+
+def expected(path: Path) -> dict[str, object]:
+    return json.loads(path.with_name(path.stem + ".expected.json").read_text(encoding="utf-8"))
+
+
+def test_json_prints_one_final_position_per_line_in_order() -> None:
+    result = runner.invoke(app, ["replay", "--json", *map(str, ALL)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(ALL)
+    for path, line in zip(ALL, lines, strict=True):
+        assert json.loads(line) == expected(path)
+    assert result.stderr == ""
+
+
+def test_json_is_exactly_final_position() -> None:
+    result = runner.invoke(app, ["replay", str(DE), "--json"])
+    record = Record.from_json(DE.read_text(encoding="utf-8"))
+    assert json.loads(result.stdout) == final_position(replay(record))
+
+
+def test_readable_output() -> None:
+    result = runner.invoke(
+        app, ["replay", str(EN), str(EXAMPLES / "options" / "time_limit-300.json")]
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "en-worked-example.json" in out and "In progress. Carla flips next." in out
+    assert "Ben" in out and "19" in out and "Centre: empty" in out
+    assert "6 events from 5 actions." in out
+    assert "Finished. Winner: Ben" in out and "time_limit=300" in out
+    assert out.index("en-worked-example.json") < out.index("time_limit-300.json")
+
+
+def test_readable_output_irish_loser_and_face_down_centre() -> None:
+    result = runner.invoke(
+        app, ["replay", str(EXAMPLES / "options" / "irish_goal-avoid_last.json"), str(DE)]
+    )
+    out = result.stdout
+    assert "loser: P52" in out and "finished 1st" in out and "Finished, in order: P01, P02" in out
+    assert "(+1 face down)" in out and "9♥" in out
+
+
+def test_stdin() -> None:
+    result = runner.invoke(app, ["replay", "--json", "-"], input=EN.read_text(encoding="utf-8"))
+    assert result.exit_code == 0 and json.loads(result.stdout) == expected(EN)
+
+
+def _write(tmp_path: Path, name: str, data: object) -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _record(**changes: object) -> dict[str, object]:
+    data: dict[str, object] = json.loads(EN.read_text(encoding="utf-8"))
+    data.update(changes)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        (_record(deck=["ZZ", *_record()["deck"][1:]]), "unknown card 'ZZ'"),  # type: ignore[index]
+        (_record(rules={"preset": "classic", "colour": "red"}), "unknown option 'colour'"),
+        (
+            _record(actions=[{"t": 0, "flip": "Anna"}, {"t": 5, "flip": "Carla"}]),
+            "action 1: it is Ben's turn, not Carla's",
+        ),
+        (
+            _record(actions=[{"t": 10, "flip": "Anna"}, {"t": 5, "flip": "Ben"}]),
+            "action 1: time goes backwards (5 ms after 10 ms)",
+        ),
+        (_record(actions=[{"t": 0, "flip": "Zoe"}]), "action 0: unknown player 'Zoe'"),
+    ],
+)
+def test_invalid_record_exits_2_with_one_message(
+    tmp_path: Path, data: object, message: str
+) -> None:
+    bad = _write(tmp_path, "bad.json", data)
+    result = runner.invoke(app, ["replay", "--json", str(EN), str(bad), str(DE)])
+    assert result.exit_code == 2
+    assert result.stdout == ""  # nothing half-done: not even the valid records before it
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"slapjack replay: {bad}: ") and message in lines[0]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["replay", str(tmp_path / "nope.json")])
+    assert result.exit_code == 2 and "nope.json: cannot read the file" in result.stderr
+    result = runner.invoke(app, ["replay", str(tmp_path)])
+    assert result.exit_code == 2 and "cannot read the file" in result.stderr
+
+
+def test_no_files_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["replay"])
+    assert result.exit_code == 2
+
+
+def test_subprocess_installed_command(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("slapjack")
+    assert exe.exists(), exe
+    done = subprocess.run(
+        [str(exe), "replay", "--json", str(EN), str(DE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [expected(EN), expected(DE)]
+    bad = _write(tmp_path, "late.json", _record(actions=[{"t": 0, "flip": "Ben"}]))
+    done = subprocess.run(
+        [str(exe), "replay", str(bad)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == f"slapjack replay: {bad}: action 0: it is Anna's turn, not Ben's"
