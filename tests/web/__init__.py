@@ -1,0 +1,1 @@
+"""Tests of the browser client package (static files, replay steps)."""
