@@ -85,8 +85,11 @@ def register(app: typer.Typer) -> None:
         ),
         quick: bool = typer.Option(False, "--quick", help="Skip the start screen."),
     ) -> None:
-        """Play Slapjack or Irish Snap in the terminal: you against bots, or several
-        people on one keyboard (each with a slap key). Press ? in the game for the rules."""
+        """Play Slapjack or Irish Snap in the terminal, against bots or friends on one keyboard.
+
+        Each person gets a slap key (A, L, G, ; …); Space flips. In the game: ? rules,
+        S save the record, Esc quit.
+        """
         from slapjack.commands.rules import parse_rule_options
         from slapjack.tui import GameConfig, SeatSpec, SlapjackApp, Timing
         from slapjack.tui.config import BOT_LEVELS, DEFAULT_KEYS, DEFAULT_NAMES, local_player_name

@@ -374,7 +374,8 @@ class GameController:
             return  # the card is not on screen yet: the key was meant for the one before
         now = self._clock_to_ms(at) if at is not None else self.now_ms()
         now = min(now, self.now_ms())
-        reaction = max(0.0, now - self._shown_ms)
+        # a tenth of a millisecond is finer than any keyboard or screen can tell
+        reaction = round(max(0.0, now - self._shown_ms), 1)
         call = False
         if self.config.rules.say_it:
             last = self._last_call.get(seat)

@@ -181,6 +181,7 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
         "en": "{game} · {preset} · {count} players",
         "de": "{game} · {preset} · {count} Spieler",
     },
+    "key.space": {"en": "Space", "de": "Leertaste"},
     "b.quit": {"en": "Quit", "de": "Beenden"},
     "b.rules": {"en": "Rules", "de": "Regeln"},
     "b.save": {"en": "Save", "de": "Speichern"},
@@ -225,8 +226,8 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     },
     "ev.wrong.forfeit": {"en": "{name} slapped wrongly", "de": "{name} hat falsch geschlagen"},
     "ev.race_won": {
-        "en": "{name} wins the Jack: {cards} cards",
-        "de": "{name} gewinnt den Buben: {cards} Karten",
+        "en": "{name} wins the Jack: {cards}",
+        "de": "{name} gewinnt den Buben: {cards}",
     },
     "ev.race_tied": {
         "en": "Tie at {ms}: {names} slap again",
@@ -245,12 +246,12 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
         "de": "Niemand hat auf {card} geschlagen: sie bleibt im Stapel",
     },
     "ev.picked_up.last": {
-        "en": "{name} was last and picks up {cards} cards",
-        "de": "{name} war Letzte(r) und nimmt {cards} Karten auf",
+        "en": "{name} was last and picks up {cards}",
+        "de": "{name} war zuletzt und nimmt {cards} auf",
     },
     "ev.picked_up.wrong": {
-        "en": "{name} picks up {cards} cards",
-        "de": "{name} nimmt {cards} Karten auf",
+        "en": "{name} picks up {cards}",
+        "de": "{name} nimmt {cards} auf",
     },
     "ev.pile_returned": {
         "en": "Nobody can flip: the pile ({cards}) goes to {name}",
@@ -359,6 +360,13 @@ def join_names(names: list[str], lang: str) -> str:
         return "".join(names)
     word = " und " if lang == "de" else " and "
     return ", ".join(names[:-1]) + word + names[-1]
+
+
+def cards_text(n: int, lang: str) -> str:
+    """``1 card`` / ``3 cards`` (``1 Karte`` / ``3 Karten``)."""
+    if lang == "de":
+        return f"{n} Karte" if n == 1 else f"{n} Karten"
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def format_ms(ms: float | None, lang: str) -> str:

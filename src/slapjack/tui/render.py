@@ -35,7 +35,16 @@ from slapjack.core.rules import IrishGoal
 
 from .config import SeatSpec
 from .controller import LogItem, Note, TableState
-from .i18n import card_label, card_long_name, format_ms, join_names, rank_label, suit_symbol, tr
+from .i18n import (
+    card_label,
+    card_long_name,
+    cards_text,
+    format_ms,
+    join_names,
+    rank_label,
+    suit_symbol,
+    tr,
+)
 
 RED: Final = "bold red"
 BLACK: Final = "bold"
@@ -231,7 +240,7 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
             *_split(tr(lang, "ev.flipped_call", name=names[item.seat], card="\0", call=call), card)
         )
     if isinstance(item, Slapped):
-        key = "ev.slapped_call" if item.call else "ev.slapped"
+        key = "ev.slapped_call" if item.call and view.rules.say_it else "ev.slapped"
         return Text(tr(lang, key, name=names[item.seat], ms=format_ms(item.reaction_ms, lang)))
     if isinstance(item, WrongSlap):
         key = f"ev.wrong.{item.penalty}"
@@ -241,7 +250,8 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
         return Text(tr(lang, key, name=names[item.seat], to=to), style="bold magenta")
     if isinstance(item, RaceWon):
         return Text(
-            tr(lang, "ev.race_won", name=names[item.winner], cards=item.cards), style="bold green"
+            tr(lang, "ev.race_won", name=names[item.winner], cards=cards_text(item.cards, lang)),
+            style="bold green",
         )
     if isinstance(item, RaceTied):
         return Text(
@@ -267,7 +277,12 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
         return Text.assemble(*_split(tr(lang, "ev.no_slap", card="\0"), card))
     if isinstance(item, PickedUp):
         return Text(
-            tr(lang, f"ev.picked_up.{item.reason}", name=names[item.seat], cards=item.cards),
+            tr(
+                lang,
+                f"ev.picked_up.{item.reason}",
+                name=names[item.seat],
+                cards=cards_text(item.cards, lang),
+            ),
             style="bold magenta",
         )
     if isinstance(item, PileReturned):

@@ -124,7 +124,7 @@ class KeysBar(StateWidget):
             out.append(f" {k} ", style="reverse")
             out.append(f" {what}  ")
 
-        key("Space", tr(lang, "b.flip"))
+        key(tr(lang, "key.space"), tr(lang, "b.flip"))
         if state is not None and state.view.rules.say_it:
             for seat in state.seats:
                 if seat.is_human and seat.call_key:
