@@ -93,9 +93,8 @@ class Game:
         self._slapjack_empty_until_turn: Final = (
             not rules.is_irish and rules.empty_stack is EmptyStack.UNTIL_TURN
         )
-        self.stacks: list[deque[Card]] = [deque() for _ in range(n)]
-        for i, card in enumerate(self.deck):
-            self.stacks[i % n].append(card)
+        # Card i goes to seat i % n; the first card a seat receives is its top.
+        self.stacks: list[deque[Card]] = [deque(self.deck[s::n]) for s in range(n)]
         self.centre: list[Card] = []
         self.centre_hidden = 0
         self.is_out: list[bool] = [False] * n
@@ -258,17 +257,27 @@ class Game:
     def flip(self, seat: int, t: int = 0) -> list[Event]:
         """``seat`` flips its top card. Only the player on turn may, and only once
         any open slap window has been settled."""
-        if self.over:
-            raise IllegalAction("the game is over", code="game_over")
-        self._check_seat(seat)
-        self._check_time(t)
-        if self.race_open or self.turn is None:
-            raise IllegalAction("a slap window is open: settle it first", code="not_settled")
-        if seat != self.turn:
-            raise IllegalAction(
-                f"it is {self.players[self.turn]}'s turn, not {self.players[seat]}'s",
-                code="not_your_turn",
-            )
+        if (
+            type(seat) is not int
+            or seat != self.turn
+            or type(t) is not int
+            or t < self.t
+            or self.race_open
+            or self.over
+            or self.is_out[seat]
+        ):
+            # Not the plain legal case (checked above in one go, for speed): find the error.
+            if self.over:
+                raise IllegalAction("the game is over", code="game_over")
+            self._check_seat(seat)
+            self._check_time(t)
+            if self.race_open or self.turn is None:
+                raise IllegalAction("a slap window is open: settle it first", code="not_settled")
+            if seat != self.turn:
+                raise IllegalAction(
+                    f"it is {self.players[self.turn]}'s turn, not {self.players[seat]}'s",
+                    code="not_your_turn",
+                )
         self.t = t
         self.version += 1
         self.flips += 1
@@ -314,21 +323,33 @@ class Game:
         Returns no events if the slap is ignored (empty centre, a repeated slap,
         a slap after the window closed).
         """
-        if self.over:
-            raise IllegalAction("the game is over", code="game_over")
-        self._check_seat(seat)
-        self._check_time(t)
-        if (
-            isinstance(reaction_ms, bool)
-            or not isinstance(reaction_ms, int | float)
-            or not 0 <= reaction_ms <= MAX_REACTION_MS
+        if not (
+            type(seat) is int
+            and 0 <= seat < self.n
+            and type(t) is int
+            and t >= self.t
+            and (type(reaction_ms) is float or type(reaction_ms) is int)
+            and 0 <= reaction_ms <= MAX_REACTION_MS
+            and type(call) is bool
+            and not self.over
+            and not self.is_out[seat]
         ):
-            raise IllegalAction(
-                f"reaction_ms must be a number from 0 to {MAX_REACTION_MS:.0f}, got {reaction_ms!r}",
-                code="bad_reaction",
-            )
-        if not isinstance(call, bool):
-            raise IllegalAction("call must be true or false", code="bad_call")
+            # Not the plain legal case (checked above in one go, for speed): find the error.
+            if self.over:
+                raise IllegalAction("the game is over", code="game_over")
+            self._check_seat(seat)
+            self._check_time(t)
+            if (
+                isinstance(reaction_ms, bool)
+                or not isinstance(reaction_ms, int | float)
+                or not 0 <= reaction_ms <= MAX_REACTION_MS
+            ):
+                raise IllegalAction(
+                    f"reaction_ms must be a number from 0 to {MAX_REACTION_MS:.0f}, got {reaction_ms!r}",
+                    code="bad_reaction",
+                )
+            if not isinstance(call, bool):
+                raise IllegalAction("call must be true or false", code="bad_call")
         top = self.top
         if top is None:
             return []  # nothing to slap: ignored
@@ -455,7 +476,11 @@ class Game:
         n = self.n
         stacks = self.stacks
         is_out = self.is_out
-        self.pending_from = start % n
+        first = start % n
+        self.pending_from = first
+        if stacks[first] and not is_out[first]:
+            self.turn = first  # the common case, whatever empty_stack says
+            return
         for k in range(n):
             s = (start + k) % n
             if not is_out[s] and stacks[s]:
