@@ -326,3 +326,36 @@ async def test_cancelled_callers_leave_the_store_usable(store: SqlStore) -> None
     # and appending it again is a no-op.
     await store.append_action("AFTER", 3, actions_of(table)[3])
     assert list((await store.load_room("AFTER")).actions) == actions_of(table)[:30]
+
+
+async def test_two_writers_racing_on_one_room_never_duplicate(opener: Any) -> None:
+    """Two store instances (two processes' worth of connections) write one room at once."""
+    first, second = await opener(), await opener()
+    table, _ = play(15)
+    acts = actions_of(table)[:40]
+    await first.create_room("RACE", SETTINGS, header_of(table))
+
+    async def write(store: SqlStore, content: list[dict[str, Any]]) -> list[str | None]:
+        out: list[str | None] = []
+        for i, action in enumerate(content):
+            try:
+                await store.append_action("RACE", i, action)
+                out.append(None)
+            except (ActionConflict, ActionGap) as exc:
+                out.append(exc.code)
+        return out
+
+    same = await asyncio.gather(write(first, acts), write(second, acts))
+    assert same == [[None] * len(acts), [None] * len(acts)]
+    assert list((await second.load_room("RACE")).actions) == acts
+
+    await first.reset_room("RACE", header_of(table))
+    mine = [{**a, "by": "first"} for a in acts]
+    theirs = [{**a, "by": "second"} for a in acts]
+    results = await asyncio.gather(write(first, mine), write(second, theirs))
+    stored = list((await first.load_room("RACE")).actions)
+    assert len(stored) == len(acts)
+    for i, action in enumerate(stored):
+        winner = 0 if action["by"] == "first" else 1
+        assert results[winner][i] is None
+        assert results[1 - winner][i] in ("action_conflict", "action_gap")

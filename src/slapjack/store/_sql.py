@@ -315,7 +315,9 @@ class SqlStore(ABC):
             codes = sorted({p.code for p in batch})
             where, params = self._in_list(codes)
             rows = await conn.fetch(
-                f"SELECT code, next_index FROM rooms WHERE code {where}{self.lock_rows_sql}",
+                # In code order, so two writers lock rooms in the same order (no deadlock).
+                f"SELECT code, next_index FROM rooms WHERE code {where}"
+                f" ORDER BY code{self.lock_rows_sql}",
                 *params,
             )
             start = {str(r[0]): int(r[1]) for r in rows}
