@@ -19,6 +19,7 @@ from slapjack.store import (
     InvalidRecord,
     RoomExists,
     StoreClosed,
+    StoreUnavailable,
     UnknownRoom,
     hash_token,
     token_matches,
@@ -359,3 +360,24 @@ async def test_two_writers_racing_on_one_room_never_duplicate(opener: Any) -> No
         winner = 0 if action["by"] == "first" else 1
         assert results[winner][i] is None
         assert results[1 - winner][i] in ("action_conflict", "action_gap")
+
+
+async def test_a_failing_database_fails_the_batch_with_a_typed_error(store: SqlStore) -> None:
+    table, _ = play(16)
+    acts = actions_of(table)
+    await store.create_room("DOWN", SETTINGS, header_of(table))
+    await store.append_action("DOWN", 0, acts[0])
+    async with store._tx() as conn:  # the table vanishes underneath the store
+        await conn.execute("ALTER TABLE room_actions RENAME TO room_actions_gone")
+    results = await asyncio.gather(
+        *(store.append_action("DOWN", i, acts[i]) for i in (1, 2)), return_exceptions=True
+    )
+    assert all(isinstance(r, StoreUnavailable) for r in results)
+    with pytest.raises(StoreUnavailable):
+        await store.load_room("DOWN")
+    async with store._tx() as conn:
+        await conn.execute("ALTER TABLE room_actions_gone RENAME TO room_actions")
+    # Nothing of the failed batch was half-written; the room goes on from index 1.
+    assert list((await store.load_room("DOWN")).actions) == acts[:1]
+    await store.append_action("DOWN", 1, acts[1])
+    assert list((await store.load_room("DOWN")).actions) == acts[:2]
