@@ -94,6 +94,10 @@ class RoomTiming:
     """A room without any connection closes after this."""
     cover_level: str = "casual"
     """The level of the bot that covers an absent or departed human."""
+    bot_pace: float = 1.0
+    """Bots' flip delays are multiplied by this (tests use small values)."""
+    turn_ms: float | None = None
+    """Overrides the room's ``turn_seconds`` (tests only)."""
 
 
 @dataclass
@@ -965,9 +969,12 @@ class Room:
         if timer is not None and timer.key == key:
             return
         delay = self.settings.turn_seconds * 1000.0
+        if self.timing.turn_ms is not None:
+            delay = self.timing.turn_ms
         bot = self._controller(game.turn)
         if bot is not None and self.settings.tempo == "turn_timer":
-            delay = min(delay, max(0.0, float(bot.flip_delay_ms(observe(game, game.turn)))))
+            bot_delay = float(bot.flip_delay_ms(observe(game, game.turn))) * self.timing.bot_pace
+            delay = min(delay, max(0.0, bot_delay))
         self._set_timer("turn", self._clock() + delay, lambda: self._turn_due(key), key)
 
     def _update(self, events: list[Event]) -> None:
