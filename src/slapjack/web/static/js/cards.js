@@ -64,7 +64,7 @@ export function cardFace(name, { size = "", extra = "" } = {}) {
     const n = PIPS[c.rank];
     centre = h(
       "span",
-      { class: "pips", "aria-hidden": "true" },
+      { class: n >= 9 ? "pips many" : "pips", "aria-hidden": "true" },
       LAYOUT[n].map(([col, row]) =>
         h(
           "span",

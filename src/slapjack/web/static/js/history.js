@@ -110,4 +110,7 @@ function renderGames() {
   );
 }
 
-main();
+// "ready": the page is wired up (tests wait for it before they type or click).
+main().finally(() => {
+  document.body.dataset.ready = "1";
+});

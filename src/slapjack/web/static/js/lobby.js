@@ -303,4 +303,7 @@ function renderRooms(rooms) {
   );
 }
 
-main();
+// "ready": the page is wired up (tests wait for it before they type or click).
+main().finally(() => {
+  document.body.dataset.ready = "1";
+});

@@ -174,7 +174,8 @@ async function start(ev) {
       lang,
       onUpdate: i === 0 ? onUpdate : () => {},
       onWelcome: i === 0 ? (msg) => (state.info = msg.room) : () => {},
-      onError: (msg) => flashZone(i, msg.code === "stale_flip" ? t("error.stale_flip") : "", "wrong"),
+      onError: (msg) =>
+        flashZone(i, msg.code === "stale_flip" ? t("error.stale_flip") : "", "wrong", false),
       onStatus: i === 0 ? onStatus : () => {},
     });
     p.conn.connect();
@@ -296,12 +297,14 @@ function slap(i, ev) {
   state.slapped.add(key);
   p.conn.act("slap", { ...fields, call: false });
   state.table.markSlap(p.seat);
-  flashZone(i, t("unit.ms", { n: num(fields.reaction_ms) }), "hit");
+  flashZone(i, t("unit.ms", { n: num(fields.reaction_ms) }), "hit", false);
 }
 
-function flashZone(i, text, kind) {
+function flashZone(i, text, kind, confirmed = true) {
   const zone = $("zones").children[i];
   if (!zone) return;
+  // How many of this player's slaps the server has judged (a wrong slap or a race).
+  if (confirmed) zone.dataset.judged = String(Number(zone.dataset.judged || 0) + 1);
   if (text) zone.querySelector(".zone-ms").textContent = text;
   zone.classList.remove("hit", "won", "wrong");
   zone.classList.add(kind);
@@ -318,4 +321,7 @@ function onKey(ev) {
   slap(i, ev);
 }
 
-main();
+// "ready": the page is wired up (tests wait for it before they type or click).
+main().finally(() => {
+  document.body.dataset.ready = "1";
+});

@@ -119,4 +119,7 @@ function onKey(ev) {
   fn();
 }
 
-main();
+// "ready": the page is wired up (tests wait for it before they type or click).
+main().finally(() => {
+  document.body.dataset.ready = "1";
+});

@@ -592,4 +592,7 @@ function renderKeys() {
   );
 }
 
-main();
+// "ready": the page is wired up (tests wait for it before they type or click).
+main().finally(() => {
+  document.body.dataset.ready = "1";
+});

@@ -107,4 +107,7 @@ export function markdown(src) {
   return blocks;
 }
 
-main();
+// "ready": the page is wired up (tests wait for it before they type or click).
+main().finally(() => {
+  document.body.dataset.ready = "1";
+});

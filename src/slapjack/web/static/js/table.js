@@ -262,6 +262,10 @@ export class TableView {
   /** Draw ``view``; ``room`` carries timers and connection states (may be null). */
   render(view, room = null) {
     this.view = view;
+    // State as data attributes: for styles, and for tests that drive the page.
+    this.el.dataset.flip = String(view.flip_id ?? view.flips);
+    this.el.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
+    this.el.dataset.over = String(!!view.over);
     const n = view.players.length;
     if (n !== this.n) this.buildSeats(n);
     const locals = new Set(this.opts.locals || []);

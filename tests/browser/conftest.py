@@ -1,0 +1,226 @@
+"""The real server (``slapjack serve`` in a subprocess) and Debian's Chromium via Playwright.
+
+Under ``CI=true`` a missing Chromium is a failure, never a skip. Screenshots go
+to ``test-artifacts/`` (gitignored).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+FULL_DECK = [r + s for r in RANKS for s in "CDHS"]
+
+# Room timers for stacked-deck rooms: quick start, short races.
+FAST_TIMING = {
+    "start_delay_ms": 200.0,
+    "jack_timeout_ms": 1200.0,
+    "irish_timeout_ms": 1200.0,
+    "deadlock_ms": 100.0,
+    "call_grace_ms": 150.0,
+}
+
+
+@dataclass
+class Server:
+    url: str
+    proc: subprocess.Popen[str]
+    log: Path
+
+    def api(self, method: str, path: str, **kw: Any) -> Any:
+        res = httpx.request(method, self.url + path, timeout=10, **kw)
+        res.raise_for_status()
+        return res.json()
+
+    def hook_room(
+        self,
+        create: dict[str, Any],
+        *,
+        deck: list[str] | None = None,
+        timing: dict[str, float] | None = None,
+    ) -> str:
+        """A room made through the server's test hook (a chosen deck and timers)."""
+        body: dict[str, Any] = {"create": create, "timing": {**FAST_TIMING, **(timing or {})}}
+        if deck is not None:
+            body["deck"] = deck
+        code: str = self.api("POST", "/api/test/rooms", json=body)["code"]
+        return code
+
+
+def stacked_deck(front: list[str]) -> list[str]:
+    """A full deck whose first cards are ``front`` (dealt round the table from seat 0)."""
+    rest = [c for c in FULL_DECK if c not in front]
+    return [*front, *rest]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``slapjack serve`` on a free loopback port, SQLite in a temp dir, test hooks on."""
+    data = tmp_path_factory.mktemp("browser-data")
+    log = data / "serve.log"
+    env = {**os.environ, "SLAPJACK_TEST_HOOKS": "1", "PYTHONUNBUFFERED": "1"}
+    cmd = [
+        sys.executable,
+        "-c",
+        "from slapjack.cli import main; main()",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(data),
+        "--log-level",
+        "warning",
+    ]
+    with open(log, "w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            m = re.search(r"http://[\d.]+:\d+", line)
+            if m is None:
+                raise RuntimeError(f"slapjack serve did not print its address: {line!r}")
+            url = m.group(0)
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    if httpx.get(url + "/api/rooms", timeout=2).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("slapjack serve did not answer: " + log.read_text())
+                time.sleep(0.1)
+            yield Server(url, proc, log)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        message = (
+            f"{CHROMIUM} is missing (apt-get install chromium; scripts/test-prereqs.sh does it)"
+        )
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@dataclass
+class Pages:
+    """Makes browser contexts and pages; collects every page's script errors."""
+
+    browser: Any
+    base: str
+    contexts: list[Any] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def context(self, **kw: Any) -> Any:
+        kw.setdefault("viewport", {"width": 1280, "height": 900})
+        kw.setdefault("locale", "en-GB")
+        ctx = self.browser.new_context(base_url=self.base, **kw)
+        ctx.set_default_timeout(15_000)
+        self.contexts.append(ctx)
+        return ctx
+
+    def page(self, ctx: Any | None = None, **kw: Any) -> Any:
+        page = (ctx or self.context(**kw)).new_page()
+        page.on("pageerror", lambda exc: self.errors.append(f"{page.url}: {exc}"))
+        page.on(
+            "console",
+            lambda msg: (
+                msg.type == "error" and self.errors.append(f"{page.url}: console: {msg.text}")
+            ),
+        )
+        return page
+
+
+@pytest.fixture
+def pages(browser: Any, server: Server) -> Iterator[Pages]:
+    made = Pages(browser, server.url)
+    yield made
+    for ctx in made.contexts:
+        ctx.close()
+    assert not made.errors, made.errors
+
+
+@pytest.fixture
+def shot() -> Callable[[Any, str], Path]:
+    """Save a screenshot to test-artifacts/<name>.png."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def take(page: Any, name: str, full_page: bool = False) -> Path:
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    return take
+
+
+def open_page(page: Any, path: str) -> Any:
+    """Go to ``path`` and wait until the page's script has wired it up."""
+    page.goto(path)
+    page.locator("body[data-ready='1']").wait_for(state="attached")
+    return page
+
+
+def table_state(page: Any) -> dict[str, Any]:
+    """What a room page shows now: flip id, turn, my turn, the top card, game over."""
+    state: dict[str, Any] = page.evaluate(
+        """() => {
+          const table = document.getElementById('table');
+          const top = document.querySelector('#table .pile .card.top');
+          const stack = document.getElementById('my-stack');
+          return {
+            flip: table && table.dataset.flip !== undefined ? Number(table.dataset.flip) : null,
+            turn: table ? table.dataset.turn : null,
+            over: table ? table.dataset.over === 'true' : false,
+            top: top && top.dataset.card ? top.dataset.card : null,
+            myTurn: !!stack && stack.classList.contains('turn'),
+            endShown: !document.getElementById('end').hidden,
+          };
+        }"""
+    )
+    return state
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 15.0, step: float = 0.05) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(step)

@@ -1,0 +1,268 @@
+"""Rooms in a real Chromium against the real server: create, join, play, watch, reconnect."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import Pages, Server, open_page, stacked_deck, table_state, wait_for
+
+pytestmark = pytest.mark.browser
+
+
+def join_through_page(page: Any, code: str, name: str) -> None:
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill(name)
+    page.locator("#join-btn").click()
+    page.locator("#game").wait_for(state="visible")
+
+
+def seat_names(page: Any) -> list[str]:
+    names: list[str] = page.locator("#table .seat .who").all_inner_texts()
+    return names
+
+
+def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot: Any) -> None:
+    """Anna (keyboard only) and Ben (mouse/touch) join by link, play a stacked
+    deck against a bot until the time limit ends it, ask for a rematch (same
+    seats), and find the game in the history and its replay."""
+    # Seat 1's first card is a Jack: the second flip starts a race at once.
+    deck = stacked_deck(["5C", "JS", "KD", "3H", "JH", "8C", "9D", "JD"])
+    code = server.hook_room(
+        {
+            "name": "Browser table",
+            "seats": 3,
+            "bots": {"2": "casual"},
+            "tempo": "turn_timer",
+            "turn_seconds": 1.0,
+            "time_limit": 7,
+            "public": False,
+        },
+        deck=deck,
+    )
+    anna = pages.page()
+    ben = pages.page()
+    join_through_page(anna, code, "Anna")
+    # Anna sees the invite link and a real QR image while she waits.
+    assert anna.locator("#invite-link").input_value().endswith(f"/r/{code}")
+    wait_for(lambda: anna.evaluate("document.getElementById('qr').naturalWidth") > 0)
+    assert not anna.locator("#waiting").is_hidden()
+    join_through_page(ben, code, "Ben")
+
+    players = [(anna, "keys"), (ben, "pointer")]
+    slapped: dict[int, set[int]] = {0: set(), 1: set()}
+    flipped: dict[int, set[int]] = {0: set(), 1: set()}
+    deadline = time.monotonic() + 40
+    saw_jack = False
+    mid_shot = False
+    while time.monotonic() < deadline:
+        states = [table_state(p) for p, _ in players]
+        if all(s["endShown"] for s in states):
+            break
+        # Both see the Jack: both slap, after a human-ish reaction (above the
+        # anticipation floor); Anna with her key, Ben with a click on the pile.
+        jack = [
+            i
+            for i, st in enumerate(states)
+            if st["top"]
+            and st["top"].startswith("J")
+            and not st["over"]
+            and st["flip"] not in slapped[i]
+        ]
+        if jack:
+            saw_jack = True
+            time.sleep(0.15)
+            for i in jack:
+                page, how = players[i]
+                slapped[i].add(states[i]["flip"])
+                if how == "keys":
+                    page.keyboard.press("j")
+                else:
+                    page.locator("#table .pile").click()
+            continue
+        for i, ((page, how), st) in enumerate(zip(players, states, strict=True)):
+            if st["myTurn"] and not st["over"] and st["flip"] not in flipped[i]:
+                flipped[i].add(st["flip"])
+                if how == "keys":
+                    page.keyboard.press("Space")
+                else:
+                    page.locator("#my-stack").click()
+        if saw_jack and not mid_shot and states[0]["flip"] and states[0]["flip"] > 3:
+            shot(anna, "room-playing")
+            mid_shot = True
+        time.sleep(0.03)
+    assert saw_jack
+    for page, _ in players:
+        page.locator("#end").wait_for(state="visible")
+        rows = page.locator("#ranking tr")
+        assert rows.count() == 3
+        assert page.locator("#end-title").inner_text()
+    shot(anna, "room-end")
+    log = anna.locator("#log").inner_text()
+    assert "wins the pile" in log and "Time is up" in log
+    # Both people flipped by themselves at least once; both slapped the Jack.
+    assert flipped[0] and flipped[1] and slapped[0] and slapped[1]
+    # Both people's slaps reached the referee: each has a median reaction time.
+    for name in ("Anna", "Ben"):
+        median = anna.locator("#ranking tr", has_text=name).locator("td").last.inner_text()
+        assert median.endswith(" ms"), (name, median)
+
+    # Rematch keeps the seats.
+    before = seat_names(anna)
+    anna.locator("#rematch-btn").click()
+    ben.locator("#rematch-btn").click()
+    for page, _ in players:
+        page.locator("#end").wait_for(state="hidden")
+    wait_for(lambda: table_state(anna)["flip"] is not None and not table_state(anna)["over"])
+    assert seat_names(anna) == before
+    assert seat_names(ben) == seat_names(anna)
+
+    # The finished game is in the history and steps card by card in the replay viewer.
+    open_page(anna, "/history")
+    row = anna.locator("#games tr", has_text="Ben").first
+    row.wait_for()
+    row.get_by_role("link", name="Replay").click()
+    anna.wait_for_url("**/replay/*")
+    anna.locator("#pos").wait_for()
+    assert "step 0 of" in anna.locator("#pos").inner_text()
+    anna.keyboard.press("PageDown")
+    anna.keyboard.press("PageDown")
+    assert anna.locator("#table .pile .card.top").count() == 1
+    wait_for(lambda: anna.locator("#table").get_attribute("data-flip") == "2")
+    anna.keyboard.press("End")
+    wait_for(lambda: "Time is up" in anna.locator("#step-events").inner_text())
+    shot(anna, "replay-end")
+    href = anna.locator("#download").get_attribute("href")
+    record = anna.request.get(href).json()
+    assert record["format"] == "slapjack-record/1"
+    assert record["players"][:2] == ["Anna", "Ben"]
+
+
+def test_play_now_seats_you_with_three_bots(server: Server, pages: Pages, shot: Any) -> None:
+    page = pages.page()
+    open_page(page, "/")
+    page.locator("#name").fill("Clara")
+    page.get_by_role("button", name="Play now").click()
+    page.wait_for_url("**/r/*")
+    page.locator("#table .seat").nth(3).wait_for()
+    assert page.locator("#table .seat").count() == 4
+    assert page.locator("#table .seat .tag.bot").count() == 3
+    assert page.locator("#table .seat.me .who").inner_text() == "Clara"
+    assert page.locator("#controls").is_visible()
+    assert page.locator("#spectating").is_hidden()
+    # Seat 0 flips first: it is Clara's turn; Space flips her card.
+    wait_for(lambda: table_state(page)["myTurn"])
+    page.keyboard.press("Space")
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= 1)
+    assert page.locator("#table .pile .card.top").count() == 1
+    shot(page, "play-now")
+
+
+def test_reopening_the_link_reconnects_to_the_seat(server: Server, pages: Pages) -> None:
+    ctx = pages.context()
+    page = pages.page(ctx)
+    open_page(page, "/")
+    page.locator("#name").fill("Dora")
+    page.locator("#play-now").click()
+    page.wait_for_url("**/r/*")
+    url = page.url
+    wait_for(lambda: table_state(page)["flip"] is not None)
+    page.close()
+    again = pages.page(ctx)
+    open_page(again, url)
+    again.locator("#table .seat.me").wait_for()
+    assert again.locator("#join").is_hidden()
+    assert again.locator("#table .seat.me .who").inner_text() == "Dora"
+    assert again.locator("#controls").is_visible()
+    # The reconnected seat plays on: its flips are accepted.
+    wait_for(lambda: table_state(again)["myTurn"], timeout=20)
+    flip = table_state(again)["flip"]
+    again.keyboard.press("Space")
+    wait_for(lambda: table_state(again)["flip"] > flip)
+
+
+def test_a_spectator_sees_the_table_but_cannot_play(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    player = pages.page()
+    open_page(player, "/")
+    player.locator("#name").fill("Emil")
+    player.locator("#play-now").click()
+    player.wait_for_url("**/r/*")
+    code = player.url.rsplit("/", 1)[1]
+    watcher = pages.page()
+    open_page(watcher, f"/r/{code}?watch=1")
+    watcher.locator("#spectating").wait_for(state="visible")
+    watcher.locator("#table .seat").nth(3).wait_for()
+    assert watcher.locator("#controls").is_hidden()
+    assert watcher.locator("#table .seat.me").count() == 0
+    assert watcher.locator("#table .pile").get_attribute("role") == "img"
+    # The game goes on under the watcher's eyes (the turn timer flips for Emil too).
+    wait_for(lambda: (table_state(watcher)["flip"] or 0) >= 2, timeout=25)
+    # Keys do nothing for a watcher: no slap or flip is sent, no error comes back.
+    watcher.keyboard.press("j")
+    watcher.keyboard.press("Space")
+    assert watcher.locator("#my-result").inner_text() == ""
+    assert watcher.locator("#table .card.face").count() <= 5
+    shot(watcher, "spectator")
+
+
+def test_create_a_room_in_the_lobby_and_join_by_code(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    host = pages.page()
+    open_page(host, "/")
+    host.locator("#name").fill("Fritz")
+    host.locator("#room-name").fill("Irish evening")
+    host.locator("#game").select_option("irish-snap")
+    assert host.locator("#opt-irish_goal").is_visible()
+    assert host.locator("#opt-after_jack").count() == 0
+    assert host.locator("#time-limit").is_disabled()
+    host.locator("#preset").select_option("irish-snap-winner")
+    assert host.locator("#opt-irish_goal").input_value() == "first_out"
+    host.locator("#seats").fill("3")
+    selects = host.locator("#seat-grid select")
+    assert selects.count() == 2
+    selects.nth(0).select_option("human")
+    selects.nth(1).select_option("pro")
+    host.locator("#public").uncheck()
+    shot(host, "lobby-create", full_page=True)
+    host.get_by_role("button", name="Create and sit down").click()
+    host.wait_for_url("**/r/*")
+    code = host.url.rsplit("/", 1)[1]
+    host.locator("#waiting").wait_for(state="visible")
+    assert host.locator("#room-code").inner_text() == code
+    assert "1 seat(s) still free" in host.locator("#waiting-info").inner_text()
+    wait_for(lambda: host.evaluate("document.getElementById('qr').naturalWidth") > 0)
+    shot(host, "room-waiting")
+
+    guest = pages.page()
+    open_page(guest, "/")
+    guest.locator("#code").fill(code.lower())
+    guest.get_by_role("button", name="Join", exact=True).click()
+    guest.wait_for_url(f"**/r/{code}")
+    guest.locator("#join-name").fill("Greta")
+    guest.locator("#join-btn").click()
+    for page in (host, guest):
+        page.locator("#table .seat").nth(2).wait_for()
+        page.locator("#table .call-banner").wait_for(state="visible")
+    assert host.locator("#room-rules").inner_text() == "Irish Snap · Irish Snap: first out wins"
+    assert seat_names(guest) == ["Fritz", "Greta", "Pro bot 3"]
+
+
+def test_public_rooms_are_listed_live_in_the_lobby(server: Server, pages: Pages) -> None:
+    page = pages.page()
+    open_page(page, "/")
+    page.locator("#rooms-title").wait_for()
+    created = server.api(
+        "POST", "/api/rooms", json={"name": "Open to all", "seats": 3, "public": True}
+    )
+    item = page.locator(f'#rooms li[data-code="{created["code"]}"]')
+    item.wait_for(timeout=8000)  # the lobby polls every few seconds
+    assert "Open to all" in item.inner_text()
+    assert "0 of 3 seated, 3 free" in item.inner_text()
+    item.get_by_role("link", name="Join").click()
+    page.wait_for_url(f"**/r/{created['code']}")
+    page.locator("#join").wait_for(state="visible")
