@@ -84,8 +84,10 @@ class Timing:
     """Nobody slapped by then: the Jack stays buried and play goes on."""
     irish_timeout_ms: float = 2500.0
     """Irish Snap: who has not slapped a match by then is last."""
-    bot_grace_ms: float = 20.0
-    """The window waits this much beyond a bot's scheduled slap."""
+    grace_ms: float = 40.0
+    """A race is decided this long after the last slap that could still matter
+    (a bot's scheduled slap, a late first slap): keys are handled a moment
+    after they are pressed."""
     call_window_ms: float = 500.0
     """Say-it: the call may come this long before or after the slap."""
     turn_ms: float = 5000.0

@@ -55,6 +55,8 @@ MAX_RESLAP_ROUNDS: Final = 3
 """After this many reslap rounds an exact tie is broken by seat order (final settle)."""
 BOT_FLINCH_LIMIT_MS: Final = 10_000.0
 """A bot's slap on a card that is no race is dropped if scheduled later than this."""
+MAX_BOT_FLIP_MS: Final = 10_000.0
+"""A bot never takes longer than this to flip (a bad bot cannot stall the table)."""
 LOG_SIZE: Final = 300
 
 
@@ -477,10 +479,18 @@ class GameController:
         best = min(race.reactions.values())
         contenders = [r for r in race.bots_due.values() if r <= best]
         if contenders:
-            due = (self._shown_ms or 0.0) + max(contenders) + self.timing.bot_grace_ms
+            self._cancel("settle")
+            due = (self._shown_ms or 0.0) + max(contenders) + self.timing.grace_ms
             self._at("window", due - self.now_ms(), partial(self._window_closed, self._cue))
             return
-        self._settle()
+        if "settle" not in self._jobs:
+            # a key is handled a moment after it was pressed: give one that is
+            # on its way a little time before the race is decided
+            self._at("settle", self.timing.grace_ms, partial(self._settle_cue, self._cue))
+
+    def _settle_cue(self, cue: int) -> None:
+        if cue == self._cue and self.game.race_open:
+            self._settle()
 
     def _cue_due(self, name: str) -> float:
         job = self._jobs.get(name)
@@ -492,6 +502,7 @@ class GameController:
             return
         final = self.config.rules.is_irish or self._round >= MAX_RESLAP_ROUNDS
         self._cancel("window")
+        self._cancel("settle")
         self._cancel_prefix("bot:")
         self._cancel_prefix("call:")
         self._pending_calls.clear()
@@ -514,6 +525,7 @@ class GameController:
         self._shown_ms = None
         self._race = _Race()
         self._cancel("window")
+        self._cancel("settle")
         self._cancel_prefix("bot:")
 
     def _apply(self, action: Flip | Slap | TimeUp) -> list[Event] | None:
@@ -605,6 +617,7 @@ class GameController:
             delay = float(self.bots[turn].flip_delay_ms(observe(game, turn)))
             if not (math.isfinite(delay) and delay >= 0):
                 delay = 0.0
+            delay = min(delay, MAX_BOT_FLIP_MS)
             self._at("turn", hold + delay, partial(self._turn_due, key, turn, False))
         elif self.timing.turn_ms > 0:
             delay = hold + self.timing.turn_ms

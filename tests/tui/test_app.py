@@ -1,0 +1,233 @@
+"""The app around the table: start screen, saving and replaying, German,
+the rules, quitting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.widgets import Input, Markdown, Select
+
+from slapjack.core import Record, final_position, replay
+from slapjack.core.events import RaceWon, Slapped
+from slapjack.tui import GameConfig, SeatSpec
+from slapjack.tui.screens.dialogs import ConfirmQuit, RulesScreen
+from slapjack.tui.screens.start import StartScreen
+from slapjack.tui.screens.table import TableScreen
+
+from .util import ScriptedBot, advance, config, ctl, deck, human, idle, make_app, screen_text
+
+BIG = (160, 40)
+
+
+def anna_and_ben(cards, **options: object) -> GameConfig:
+    return config([human(0, "Anna"), SeatSpec("Ben", "casual")], cards, **options)
+
+
+# ------------------------------------------------------------------ start screen
+
+
+async def test_enter_with_the_defaults_starts_you_against_three_casual_bots() -> None:
+    app, _clock = make_app(GameConfig(seed=7), {"casual": ScriptedBot()}, skip_setup=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("enter")
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen)
+        seats = ctl(app).seats
+        assert len(seats) == 4
+        assert seats[0].is_human and seats[0].slap_key == "a"
+        assert [s.bot for s in seats[1:]] == ["casual"] * 3
+        assert ctl(app).config.rules.preset == "classic"
+        assert ctl(app).seed == 7
+
+
+async def test_start_screen_rejects_a_reserved_key_and_accepts_a_rebound_one() -> None:
+    app, clock = make_app(anna_and_ben(deck("JC")), {"casual": ScriptedBot()}, skip_setup=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        screen.query_one("#slap-0", Input).value = "s"
+        screen.action_start()
+        await idle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        assert "“s” is reserved" in screen_text(app)
+        screen.query_one("#slap-0", Input).value = "K"
+        screen.action_start()
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen)
+        c = ctl(app)
+        await pilot.press("space")
+        await idle(pilot)
+        await advance(pilot, clock, 190)
+        await pilot.press("k")
+        assert [e for e in c.state.log if isinstance(e, Slapped)] == [Slapped(0, 190.0)]
+
+
+async def test_start_screen_game_preset_options_and_seats() -> None:
+    app, _clock = make_app(GameConfig(seed=1), {"pro": ScriptedBot()}, skip_setup=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        screen.query_one("#game", Select).value = "irish-snap"
+        await idle(pilot)
+        assert screen.query_one("#preset", Select).value == "irish-snap"
+        assert screen.query_one("#row-irish_goal").display
+        assert not screen.query_one("#row-tie").display
+        screen.query_one("#preset", Select).value = "irish-snap-winner"
+        await idle(pilot)
+        assert screen.query_one("#opt-irish_goal", Select).value == "first_out"
+        screen.query_one("#seat-count", Select).value = 6
+        await idle(pilot)
+        assert screen.query_one("#seat-5").display and not screen.query_one("#seat-6").display
+        for i in range(1, 6):
+            screen.query_one(f"#kind-{i}", Select).value = "pro"
+        cfg = screen.read_config()
+        assert cfg.rules.preset == "irish-snap-winner" and cfg.rules.is_irish
+        assert len(cfg.seats) == 6 and {s.bot for s in cfg.seats[1:]} == {"pro"}
+        # an option changed from the preset is an override
+        screen.query_one("#game", Select).value = "slapjack"
+        await idle(pilot)
+        screen.query_one("#opt-tie", Select).value = "split"
+        screen.query_one("#opt-time_limit", Input).value = "90"
+        rules = screen.read_rules()
+        assert rules.to_options() == {"preset": "classic", "tie": "split", "time_limit": 90}
+        screen.query_one("#opt-time_limit", Input).value = "-3"
+        screen.action_start()
+        await idle(pilot)
+        assert "a whole number from 0 to" in screen_text(app)
+
+
+async def test_start_screen_two_humans_with_the_same_key_is_an_error() -> None:
+    app, _clock = make_app(GameConfig(seed=1), {"casual": ScriptedBot()}, skip_setup=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        screen.query_one("#kind-1", Select).value = "human"
+        screen.query_one("#slap-1", Input).value = "a"
+        screen.action_start()
+        await idle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        assert "The key “a” is used twice" in screen_text(app)
+
+
+# --------------------------------------------------------------- save and replay
+
+
+async def test_save_writes_a_record_that_replays_to_the_same_game(tmp_path: Path) -> None:
+    cfg = anna_and_ben(deck("JC", "5D", "8H"))
+    app, clock = make_app(cfg, {"casual": ScriptedBot(jack_ms=263, flip_ms=150)}, save_dir=tmp_path)
+    async with app.run_test(size=BIG) as pilot:
+        await idle(pilot)
+        c = ctl(app)
+        await pilot.press("space")
+        await idle(pilot)
+        await advance(pilot, clock, 212)
+        await pilot.press("a")
+        await advance(pilot, clock, 900)  # Anna wins; Ben flips 5♦
+        await pilot.press("space")  # Anna flips 8♥
+        await pilot.press("s")
+        files = list(tmp_path.glob("slapjack-*.json"))
+        assert len(files) == 1
+        assert f"Game saved to {files[0].name}" in screen_text(app)
+        data = json.loads(files[0].read_text(encoding="utf-8"))
+        assert data["format"] == "slapjack-record/1"
+        assert data["players"] == ["Anna", "Ben"]
+        assert data["meta"] == {"app": "slapjack tui", "bots": {"Ben": "casual"}}
+        record = Record.from_json(files[0].read_text(encoding="utf-8"))
+        result = replay(record, check=True)
+        assert result.game.snapshot()[:3] == c.game.snapshot()[:3]  # stacks and centre
+        assert [e for e in result.events if isinstance(e, RaceWon)] == [
+            RaceWon(0, 1, ((0, 212.0), (1, 263.0)))
+        ]
+        assert final_position(result)["turn"] == "Ben"
+
+
+# ---------------------------------------------------------------------- German
+
+
+async def test_german_texts_everywhere() -> None:
+    app, clock = make_app(anna_and_ben(deck("JC")), {"casual": ScriptedBot(jack_ms=300)}, lang="de")
+    async with app.run_test(size=BIG) as pilot:
+        await idle(pilot)
+        text = screen_text(app)
+        assert "Spieler" in text and "Verlauf" in text
+        assert "Anna: Z oder Leertaste zum Aufdecken" in text
+        c = ctl(app)
+        await pilot.press("space")
+        await idle(pilot)
+        await advance(pilot, clock, 250)
+        await pilot.press("a")
+        await advance(pilot, clock, 700)
+        text = screen_text(app)
+        assert "Anna deckt B♣ auf" in text
+        assert "Anna gewinnt den Buben: 1 Karte" in text
+        assert "Anna 250 ms · Ben 300 ms" in text
+        assert c.state.stats[0].jacks == 1
+        await pilot.press("question_mark")
+        await idle(pilot)
+        assert isinstance(app.screen, RulesScreen)
+        source = app.screen.query_one(Markdown).source
+        assert "Klassisch" in source and "Bube" in source
+        await pilot.press("escape")
+        await pilot.press("escape")
+        await idle(pilot)
+        assert isinstance(app.screen, ConfirmQuit)
+        assert "Dieses Spiel beenden?" in screen_text(app)
+        await pilot.press("j")
+        await idle(pilot)
+        assert app.return_code == 0
+
+
+async def test_rules_screen_shows_the_chosen_preset_and_pauses_the_game() -> None:
+    cfg = anna_and_ben(deck("5C"), preset="klatsch-bube")
+    app, clock = make_app(cfg, {"casual": ScriptedBot()})
+    async with app.run_test(size=BIG) as pilot:
+        await idle(pilot)
+        c = ctl(app)
+        await pilot.press("question_mark")
+        await idle(pilot)
+        assert isinstance(app.screen, RulesScreen)
+        source = app.screen.query_one(Markdown).source
+        assert "Klatsch-Bube" in source and "empty_stack = until_turn" in source
+        assert c.paused
+        await advance(pilot, clock, 60_000)  # a minute reading: no idle flip meanwhile
+        assert c.game.flips == 0
+        await pilot.press("question_mark")
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen) and not c.paused
+        await advance(pilot, clock, 4999)
+        assert c.game.flips == 0
+        await advance(pilot, clock, 2)
+        assert c.game.flips == 1
+
+
+# -------------------------------------------------------------------- quitting
+
+
+async def test_quitting_mid_game_asks_first() -> None:
+    app, clock = make_app(anna_and_ben(deck("5C")), {"casual": ScriptedBot()})
+    async with app.run_test(size=BIG) as pilot:
+        await idle(pilot)
+        c = ctl(app)
+        await pilot.press("escape")
+        await idle(pilot)
+        assert isinstance(app.screen, ConfirmQuit)
+        assert "Quit this game?" in screen_text(app)
+        assert c.paused
+        await advance(pilot, clock, 10_000)
+        assert c.game.flips == 0  # the turn timer stood still
+        await pilot.press("n")
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen) and not c.paused
+        assert app.return_code is None
+        await pilot.press("ctrl+q")
+        await idle(pilot)
+        assert isinstance(app.screen, ConfirmQuit)
+        await pilot.press("y")
+        await idle(pilot)
+        assert app.return_code == 0
