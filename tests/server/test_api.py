@@ -1,0 +1,150 @@
+"""The HTTP API: lobby, rooms, invite QR code, history, stats, rules, pages."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from slapjack.server.lobby import CODE_ALPHABET, CODE_LENGTH
+
+from .conftest import LiveServer
+
+
+@pytest.fixture
+async def http(live: LiveServer) -> httpx.AsyncClient:
+    async with httpx.AsyncClient(base_url=live.url) as client:
+        yield client  # type: ignore[misc]
+
+
+async def test_create_list_join_and_fill_a_room(http: httpx.AsyncClient) -> None:
+    r = await http.post(
+        "/api/rooms",
+        json={
+            "name": "Friday table",
+            "game": "slapjack",
+            "rules": {"preset": "klatsch-bube", "tie": "reslap"},
+            "seats": 3,
+            "bots": {"2": "pro"},
+            "tempo": "turn_timer",
+            "turn_seconds": 4,
+            "public": True,
+        },
+    )
+    assert r.status_code == 200, r.text
+    code = r.json()["code"]
+    assert r.json()["url"] == f"/r/{code}"
+    assert len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET)
+    listed = (await http.get("/api/rooms")).json()["rooms"]
+    mine = next(room for room in listed if room["code"] == code)
+    assert mine["free_seats"] == 2
+    assert mine["rules"] == {"preset": "klatsch-bube", "tie": "reslap"}
+    assert mine["seats"][2]["bot"] == "pro"
+    # codes are case-insensitive
+    info = (await http.get(f"/api/rooms/{code.lower()}")).json()
+    assert info["name"] == "Friday table" and info["status"] == "waiting"
+    first = (await http.post(f"/api/rooms/{code}/join", json={"name": "Anna"})).json()
+    second = (await http.post(f"/api/rooms/{code}/join", json={"name": "Anna"})).json()
+    assert (first["seat"], second["seat"]) == (0, 1)
+    assert second["name"] == "Anna 2"
+    assert first["token"] != second["token"] and len(first["token"]) >= 24
+    full = await http.post(f"/api/rooms/{code}/join", json={"name": "Carla"})
+    assert full.status_code == 409 and full.json()["code"] == "room_full"
+    listed = (await http.get("/api/rooms")).json()["rooms"]
+    assert all(room["code"] != code for room in listed)
+    everything = (await http.get("/api/rooms", params={"all": True})).json()["rooms"]
+    assert any(room["code"] == code for room in everything)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"rules": {"preset": "nope"}}, "unknown_preset"),
+        ({"rules": {"tie": "coinflip"}}, "bad_option"),
+        ({"game": "irish-snap", "rules": {"preset": "classic"}}, "impossible_combination"),
+        ({"seats": 1}, "bad_request"),
+        ({"seats": 11}, "bad_request"),
+        ({"seats": 2, "bots": {"5": "pro"}}, "bad_request"),
+        ({"bots": {"1": "godlike"}}, "bad_request"),
+        ({"turn_seconds": 0}, "bad_request"),
+        ({"colour": "red"}, "bad_request"),
+    ],
+)
+async def test_bad_room_settings_are_refused(
+    http: httpx.AsyncClient, body: dict[str, object], code: str
+) -> None:
+    r = await http.post("/api/rooms", json=body)
+    assert r.status_code == 422
+    assert r.json()["code"] == code
+    assert r.json()["message"]
+
+
+async def test_private_rooms_are_not_listed(http: httpx.AsyncClient) -> None:
+    code = (await http.post("/api/rooms", json={"public": False})).json()["code"]
+    everything = (await http.get("/api/rooms", params={"all": True})).json()["rooms"]
+    assert all(room["code"] != code for room in everything)
+    assert (await http.get(f"/api/rooms/{code}")).status_code == 200
+
+
+async def test_unknown_rooms(http: httpx.AsyncClient) -> None:
+    assert (await http.get("/api/rooms/ZZZZZZ")).json()["code"] == "unknown_room"
+    r = await http.post("/api/rooms/ZZZZZZ/join", json={"name": "A"})
+    assert r.status_code == 404
+    assert (await http.get("/api/rooms/ZZZZZZ/qr.svg")).status_code == 404
+
+
+async def test_join_needs_a_name(http: httpx.AsyncClient) -> None:
+    code = (await http.post("/api/rooms", json={})).json()["code"]
+    for body in ({}, {"name": ""}, {"name": "x" * 25}, {"name": 5}):
+        r = await http.post(f"/api/rooms/{code}/join", json=body)
+        assert r.status_code == 422, body
+
+
+async def test_play_now_gives_a_seat_against_three_bots(http: httpx.AsyncClient) -> None:
+    joined = (await http.post("/api/play-now", json={"name": "Solo"})).json()
+    assert joined["seat"] == 0 and joined["name"] == "Solo"
+    info = (await http.get(f"/api/rooms/{joined['code']}")).json()
+    assert [s["bot"] for s in info["seats"]] == [None, "casual", "casual", "casual"]
+    assert info["preset"] == "classic" and info["public"] is False
+
+
+async def test_qr_code_is_an_svg_of_the_invite_link(http: httpx.AsyncClient) -> None:
+    code = (await http.post("/api/rooms", json={})).json()["code"]
+    r = await http.get(f"/api/rooms/{code}/qr.svg")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("image/svg+xml")
+    assert r.text.lstrip().startswith("<svg") and "<path" in r.text
+
+
+async def test_history_and_stats_of_unknown_things(http: httpx.AsyncClient) -> None:
+    r = await http.get("/api/games/999999")
+    assert r.status_code == 404 and r.json()["code"] == "unknown_game"
+    assert (await http.get("/api/games", params={"limit": 0})).status_code == 422
+    stats = (await http.get("/api/stats/Nobody-Here")).json()
+    assert stats["name"] == "Nobody-Here" and stats["games"] == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_rules_text_per_preset(http: httpx.AsyncClient, lang: str) -> None:
+    texts = set()
+    for preset in ("classic", "klatsch-bube", "say-it", "irish-snap", "irish-snap-winner"):
+        r = await http.get(f"/api/rules/{preset}", params={"lang": lang})
+        assert r.status_code == 200
+        text = r.json()["markdown"]
+        assert text.startswith("# ")
+        texts.add(text)
+    assert len(texts) == 5
+    assert (await http.get("/api/rules/nope")).status_code == 404
+    assert (await http.get("/api/rules/classic", params={"lang": "xx"})).status_code == 404
+
+
+async def test_pages_are_served_or_named_missing(http: httpx.AsyncClient) -> None:
+    for path in ("/", "/r/ABCDEF", "/party", "/history", "/replay/1", "/rules"):
+        r = await http.get(path)
+        if r.status_code == 200:
+            assert r.headers["content-type"].startswith("text/html")
+            assert re.search(r"<html", r.text, re.I)
+        else:
+            assert r.status_code == 404 and r.json()["code"] == "no_page"
+    assert (await http.get("/r/ABCDEF")).status_code == 200  # room.html exists
