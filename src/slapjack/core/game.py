@@ -578,14 +578,17 @@ class Game:
             events.append(NoSlap(top if top is not None else -1))
             self.pending_from = jack_seat + 1
             return
-        order = self._order_from(jack_seat)
-        rank = {s: i for i, s in enumerate(order)}
-        candidates = sorted(slaps, key=rank.__getitem__)
-        first = sorted(((v[0][0], rank[s], s) for s, v in slaps.items()))
-        reactions = tuple((s, r) for r, _, s in first)
+        n = self.n
+        # (s - jack_seat) % n: a seat's place in seat order from the Jack's player.
+        first = sorted([(v[0][0], (s - jack_seat) % n, s) for s, v in slaps.items()])
+        reactions = tuple([(s, r) for r, _, s in first])
+        # The common case, decided without the loop: one fastest first slap.
+        tie = len(first) > 1 and first[0][0] == first[1][0]
+        tied = [first[0][2]]
+        candidates = sorted(slaps, key=lambda s: (s - jack_seat) % n) if tie else tied
         k = 0
         best = 0.0
-        while True:
+        while tie:
             entries = [(slaps[s][k][0], s) for s in candidates if len(slaps[s]) > k]
             if not entries:
                 if not final:
