@@ -77,11 +77,13 @@ def test_reactions_are_whole_milliseconds() -> None:
             assert intent.reaction_ms == int(intent.reaction_ms)
 
 
-def test_sampler_draws_what_draw_draws() -> None:
-    model = ExGaussian(250.0, 30.0, 80.0, floor=100.0, ceiling=2000.0)
-    a, b = random.Random(5), random.Random(5)
-    sample = model.sampler(a)
-    assert [sample() for _ in range(50)] == [model.draw(b) for _ in range(50)]
+def test_samplers_are_reproducible_and_truncated() -> None:
+    model = ExGaussian(250.0, 30.0, 80.0, floor=200.0, ceiling=400.0)
+    a, b = model.sampler(random.Random(5)), model.sampler(random.Random(5))
+    first = [a() for _ in range(2000)]
+    assert first == [b() for _ in range(2000)]
+    assert 200.0 <= min(first) and max(first) <= 400.0
+    assert model.draw(random.Random(5)) == first[0]
     assert ExGaussian(180.0).draw(random.Random(1)) == 180.0
     only_normal = ExGaussian(300.0, 20.0, 0.0)
     only_exp = ExGaussian(300.0, 0.0, 50.0)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from slapjack.core import JACK, KING, QUEEN, Card, Rules, View
+from slapjack.core import JACK, KING, QUEEN, Card, GameKind, Rules, View
 
 from .base import BotError, SlapIntent, UnknownBotLevel
 
@@ -50,43 +50,44 @@ class ExGaussian:
         return math.hypot(self.sigma, self.tau)
 
     def draw(self, rng: random.Random) -> float:
-        """One draw, using only ``rng``."""
+        """One draw, using only ``rng`` (for many draws use :meth:`sampler`)."""
         return self.sampler(rng)()
 
     def sampler(self, rng: random.Random) -> Callable[[], float]:
-        """A function that draws from this distribution with ``rng`` (the same
-        numbers as repeated :meth:`draw` calls; faster when called often)."""
+        """A function that draws from this distribution using only ``rng``.
+
+        The Gaussian part is Box-Muller (as :meth:`random.Random.gauss`, whose
+        second value is kept for the next draw), the exponential part is
+        ``-tau * log(1 - u)`` (as :meth:`random.Random.expovariate`); both are
+        written out here because bots draw once per flip in the simulator.
+        """
         mu, sigma, tau, floor, ceiling = self.mu, self.sigma, self.tau, self.floor, self.ceiling
         if sigma == 0.0 and tau == 0.0:
             return lambda: mu
-        gauss, expo = rng.gauss, rng.expovariate
-        if tau == 0.0:
+        uniform = rng.random
+        log, sqrt, cos, sin, two_pi = math.log, math.sqrt, math.cos, math.sin, math.tau
+        spare: float | None = None
 
-            def draw_normal() -> float:
-                while True:
-                    x = mu + gauss(0.0, sigma)
-                    if floor <= x <= ceiling:
-                        return x
-
-            return draw_normal
-        lam = 1.0 / tau
-        if sigma == 0.0:
-
-            def draw_exponential() -> float:
-                while True:
-                    x = mu + expo(lam)
-                    if floor <= x <= ceiling:
-                        return x
-
-            return draw_exponential
-
-        def draw_ex_gaussian() -> float:
+        def draw() -> float:
+            nonlocal spare
             while True:
-                x = mu + gauss(0.0, sigma) + expo(lam)
+                x = mu
+                if sigma:
+                    z = spare
+                    if z is None:
+                        angle = uniform() * two_pi
+                        radius = sqrt(-2.0 * log(1.0 - uniform()))
+                        z = cos(angle) * radius
+                        spare = sin(angle) * radius
+                    else:
+                        spare = None
+                    x += z * sigma
+                if tau:
+                    x -= tau * log(1.0 - uniform())
                 if floor <= x <= ceiling:
                     return x
 
-        return draw_ex_gaussian
+        return draw
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,8 @@ class Profile:
             if not 0.0 <= p <= 1.0:
                 raise ValueError(f"{name} must be a probability, got {p!r}")
 
+
+_IRISH = GameKind.IRISH_SNAP
 
 PHYSIOLOGICAL_FLOOR_MS = 100.0
 """Faster reactions count as anticipation (RULES.md section 4); bots never draw them."""
@@ -167,14 +170,29 @@ class HumanBot:
     seed: int
     level: str = field(init=False)
     rng: random.Random = field(init=False, repr=False)
+    next_flip_delay_ms: Callable[[], float] = field(init=False, repr=False)
+    """``flip_delay_ms`` without a view (the delay does not depend on it)."""
     _draw_reaction: Callable[[], float] = field(init=False, repr=False)
-    _draw_flip_delay: Callable[[], float] = field(init=False, repr=False)
+    _uniform: Callable[[], float] = field(init=False, repr=False)
+    _lapse: float = field(init=False, repr=False)
+    _flinch: float = field(init=False, repr=False)
+    _forget: float = field(init=False, repr=False)
+    _whole_ms: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.level = self.profile.level
+        p = self.profile
+        self.level = p.level
         self.rng = random.Random(self.seed)
-        self._draw_reaction = self.profile.reaction.sampler(self.rng)
-        self._draw_flip_delay = self.profile.flip_delay.sampler(self.rng)
+        self._uniform = self.rng.random
+        self._draw_reaction = p.reaction.sampler(self.rng)
+        self.next_flip_delay_ms = p.flip_delay.sampler(self.rng)
+        self._lapse, self._flinch, self._forget = p.lapse, p.flinch, p.forget_call
+        self._whole_ms = p.whole_ms
+
+    @property
+    def decision_key(self) -> tuple[str, bool]:
+        """Bots with equal keys answer :meth:`might_slap` alike (lets callers cache it)."""
+        return ("human", self._flinch > 0.0)
 
     # ----------------------------------------------------------- Bot protocol
 
@@ -196,59 +214,65 @@ class HumanBot:
     # ------------------------------------------------------ FastBot protocol
 
     def might_slap(self, rank: int, call: int | None, rules: Rules) -> bool:
-        p = self.profile
-        if rules.is_irish:
+        if rules.game is _IRISH:
             if call is None:
                 return False
             if rank == call:
                 return True
-            return p.flinch > 0.0 and (rank - call) % 13 in (1, 12)
+            return self._flinch > 0.0 and (rank - call) % 13 in (1, 12)
         if rank == JACK:
             return True
-        return p.flinch > 0.0 and rank in (QUEEN, KING)
+        return self._flinch > 0.0 and rank in (QUEEN, KING)
 
     def react_card(self, top: Card, call: int | None, rules: Rules) -> SlapIntent | None:
         rank = top >> 2
-        p = self.profile
-        if rules.is_irish:
+        if rules.game is _IRISH:
             if call is None:
                 return None
             if rank == call:
-                return self._go(rules)
-            if p.flinch > 0.0 and (rank - call) % 13 in (1, 12):
-                return self._flinch(rules)
+                cue = True
+            elif self._flinch > 0.0 and (rank - call) % 13 in (1, 12):
+                cue = False  # a neighbour of the call: a look-alike
+            else:
+                return None
+        elif rank == JACK:
+            cue = True
+        elif rank > JACK and self._flinch > 0.0:
+            cue = False  # a Queen or a King: a look-alike
+        else:
             return None
-        if rank == JACK:
-            return self._go(rules)
-        if p.flinch > 0.0 and rank in (QUEEN, KING):
-            return self._flinch(rules)
-        return None
-
-    def next_flip_delay_ms(self) -> float:
-        return self._draw_flip_delay()
+        uniform = self._uniform
+        if cue:
+            if self._lapse > 0.0 and uniform() < self._lapse:
+                return None  # attention lapsed
+        elif uniform() >= self._flinch:
+            return None  # no flinch this time
+        # (_slap, written out: this runs for every bot on every Jack in the simulator)
+        reaction = self._draw_reaction()
+        if self._whole_ms:
+            reaction = float(round(reaction))
+        if not rules.say_it:
+            return SlapIntent(reaction, False)
+        forget = self._forget
+        return SlapIntent(reaction, not (forget > 0.0 and uniform() < forget))
 
     # -------------------------------------------------------------- internals
 
-    def _reaction(self) -> float:
-        x = self._draw_reaction()
-        return float(round(x)) if self.profile.whole_ms else x
-
-    def _call(self, rules: Rules) -> bool:
-        if not rules.say_it:
-            return False
-        p = self.profile.forget_call
-        return not (p > 0.0 and self.rng.random() < p)
-
     def _go(self, rules: Rules) -> SlapIntent | None:
-        lapse = self.profile.lapse
-        if lapse > 0.0 and self.rng.random() < lapse:
+        """The cue is right: slap, unless attention lapses."""
+        lapse = self._lapse
+        if lapse > 0.0 and self._uniform() < lapse:
             return None
-        return SlapIntent(self._reaction(), self._call(rules))
+        return self._slap(rules)
 
-    def _flinch(self, rules: Rules) -> SlapIntent | None:
-        if self.rng.random() >= self.profile.flinch:
-            return None
-        return SlapIntent(self._reaction(), self._call(rules))
+    def _slap(self, rules: Rules) -> SlapIntent:
+        reaction = self._draw_reaction()
+        if self._whole_ms:
+            reaction = float(round(reaction))
+        if not rules.say_it:
+            return SlapIntent(reaction, False)
+        forget = self._forget
+        return SlapIntent(reaction, not (forget > 0.0 and self._uniform() < forget))
 
 
 def make_bot(level: str, seed: int) -> HumanBot:

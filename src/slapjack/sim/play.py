@@ -18,6 +18,7 @@ How a game runs (``docs/bots.md`` has the whole story):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -34,6 +35,7 @@ from slapjack.core import (
     Table,
     Tie,
     TimeUp,
+    View,
     observe,
 )
 from slapjack.core.events import (
@@ -136,6 +138,57 @@ def _is_fast(bot: Bot) -> bool:
     return known
 
 
+class _ViewBot:
+    """Any :class:`~slapjack.bots.Bot` behind the fast-path interface: every
+    question goes to the bot with a fresh ``observe()`` of its seat."""
+
+    __slots__ = ("bot", "game", "level", "seat")
+
+    def __init__(self, bot: Bot, game: Game, seat: int) -> None:
+        self.bot, self.game, self.seat, self.level = bot, game, seat, bot.level
+
+    def react(self, view: View) -> SlapIntent | None:
+        return self.bot.react(view)
+
+    def flip_delay_ms(self, view: View) -> float:
+        return self.bot.flip_delay_ms(view)
+
+    def might_slap(self, rank: int, call: int | None, rules: Rules) -> bool:
+        return True  # unknown: ask every time
+
+    def react_card(self, top: Card, call: int | None, rules: Rules) -> SlapIntent | None:
+        return self.bot.react(observe(self.game, self.seat))
+
+    def next_flip_delay_ms(self) -> float:
+        return self.bot.flip_delay_ms(observe(self.game, self.seat))
+
+
+_INTEREST: dict[tuple[int, tuple[object, ...]], tuple[Rules, tuple[bool | None, ...]]] = {}
+
+
+def _interest_table(bots: Sequence[FastBot], rules: Rules) -> list[bool | None]:
+    """A lazily filled table, or a full one cached for bots with decision keys.
+
+    Bots with a ``decision_key`` (see :class:`~slapjack.bots.HumanBot`) answer
+    ``might_slap`` alike when their keys are equal, so the table is computed once
+    per rules object and keys.
+    """
+    keys = tuple(getattr(b, "decision_key", None) for b in bots)
+    if None in keys:
+        return [None] * (13 * 14)
+    cache_key = (id(rules), keys)
+    entry = _INTEREST.get(cache_key)
+    if entry is None or entry[0] is not rules:
+        calls: list[int | None] = [None, *range(13)]
+        table = tuple(
+            any(b.might_slap(rank, c, rules) for b in bots) for rank in range(13) for c in calls
+        )
+        if len(_INTEREST) > 256:
+            _INTEREST.clear()
+        entry = _INTEREST[cache_key] = (rules, table)
+    return list(entry[1])
+
+
 def play_game(
     rules: Rules,
     bots: Sequence[Bot],
@@ -161,6 +214,8 @@ def play_game(
     n = len(bots)
     if names is None:
         names = [f"S{s + 1}-{b.level}"[:40] for s, b in enumerate(bots)]
+    elif len(names) != n:
+        raise SimulationError(f"{n} bots need {n} names, got {len(names)}")
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
         raise SimulationError(f"cap must be a whole number of flips >= 1, got {cap!r}")
     if not window_ms > 0:
@@ -186,26 +241,27 @@ def play_game(
     else:
         game = Game(rules, names, deck)
         do_flip, do_slap, do_time_up = game.flip, game.slap, game.time_up
-    if game.n != n:  # pragma: no cover - Game checks the names it is given
-        raise SimulationError("one bot per seat")
-
-    fast_bots: list[FastBot] | None = None
+    deciders: list[FastBot]
     if fast and all(_is_fast(b) for b in bots):
-        fast_bots = cast(list[FastBot], list(bots))
+        deciders = cast(list[FastBot], list(bots))
+    else:
+        deciders = [_ViewBot(b, game, s) for s, b in enumerate(bots)]
     # interest[rank * 14 + call + 1] (call -1: none): could any bot slap this card?
-    # Filled in lazily; a card nobody could slap costs one lookup.
-    interest: list[bool | None] = [None] * (13 * 14)
-    flip_delays = [b.next_flip_delay_ms for b in fast_bots] if fast_bots is not None else []
+    # A card nobody could slap costs one lookup.
+    interest = _interest_table(deciders, rules)
+    flip_delays = [b.next_flip_delay_ms for b in deciders]
     settle = game.settle
     centre = game.centre
     is_out = game.is_out
     seats = range(n)
     irish = rules.is_irish
     reslap = not irish and rules.tie is Tie.RESLAP
-    limit_ms = rules.time_limit * 1000
+    limit_ms = rules.time_limit * 1000 if rules.time_limit else math.inf
+    window_int = int(window_ms)
     tally = _Tally(n)
     clock = 0.0
     stalls = 0
+    stall_at = -1
     capped = False
     call: int | None = None
 
@@ -213,7 +269,8 @@ def play_game(
         seat = game.turn
         if seat is None:
             # Nobody can flip: settling hands the pile back (docs/rules.en.md).
-            stalls += 1
+            stalls = stalls + 1 if stall_at == game.flips else 1
+            stall_at = game.flips
             if stalls > 3:  # pragma: no cover - the engine always resolves this
                 raise SimulationError("the engine did not resolve a position nobody can flip")
             tally.settled(settle(True))
@@ -221,51 +278,36 @@ def play_game(
         if game.flips >= cap:
             capped = True
             break
-        if fast_bots is not None:
-            clock += flip_delays[seat]()
-        else:
-            clock += bots[seat].flip_delay_ms(observe(game, seat))
+        clock += flip_delays[seat]()
         t = int(clock)
-        if limit_ms and t >= limit_ms:
-            tally.settled(do_time_up(max(limit_ms, game.t)))
+        if t >= limit_ms:
+            tally.settled(do_time_up(max(int(limit_ms), game.t)))
             clock = float(game.t)
             break
         do_flip(seat, t)
-        stalls = 0
         if check:
             game.check_invariant()
         # ---- who slaps the new top card
-        intents: list[tuple[float, int, bool]] = []
-        if fast_bots is not None:
-            top = centre[-1]
-            if irish:
-                call = game.top_call
-                key = (top >> 2) * 14 + (0 if call is None else call + 1)
-            else:
-                key = (top >> 2) * 14
-            wanted = interest[key]
-            if wanted is None:
-                wanted = interest[key] = any(b.might_slap(top >> 2, call, rules) for b in fast_bots)
-            if not wanted and not game.race_open:
-                continue  # the common case: a card nobody could slap
-            if game.over:
-                break
-            if wanted:
-                for s in seats:
-                    if not is_out[s]:
-                        intent = fast_bots[s].react_card(top, call, rules)
-                        if intent is not None:
-                            intents.append((intent.reaction_ms, s, intent.call))
+        top = centre[-1]
+        if irish:
+            call = game.top_call
+            key = (top >> 2) * 14 + (0 if call is None else call + 1)
         else:
-            if game.over:
-                break
+            key = (top >> 2) * 14
+        wanted = interest[key]
+        if wanted is None:
+            wanted = interest[key] = any(b.might_slap(top >> 2, call, rules) for b in deciders)
+        if not wanted and not game.race_open:
+            continue  # the common case: a card nobody could slap
+        if game.over:
+            break
+        intents: list[tuple[float, int, bool]] = []
+        if wanted:
             for s in seats:
                 if not is_out[s]:
-                    intent = bots[s].react(observe(game, s))
+                    intent = deciders[s].react_card(top, call, rules)
                     if intent is not None:
                         intents.append((intent.reaction_ms, s, intent.call))
-            if not intents and not game.race_open:
-                continue
         could_slap = n - is_out.count(True)
         last_t = t
         slapped = 0
@@ -286,14 +328,15 @@ def play_game(
                 if events and not before:
                     tally.wrong[s] += 1
         if game.race_open and not game.over:
-            close = last_t if slapped >= could_slap else t + int(window_ms)
+            close = last_t if slapped >= could_slap else t + window_int
             tally.settled(settle(not reslap))
             if game.race_open:  # an exact tie opened a reslap round
                 close = _reslap_round(game, bots, close, window_ms, do_slap, check)
                 tally.settled(settle(True))
-            clock = max(clock, float(close))
-        else:
-            clock = max(clock, float(last_t))
+            if close > clock:
+                clock = float(close)
+        elif last_t > clock:
+            clock = float(last_t)
 
     return GameResult(
         index=index,
