@@ -231,3 +231,17 @@ async def test_quitting_mid_game_asks_first() -> None:
         await pilot.press("y")
         await idle(pilot)
         assert app.return_code == 0
+
+
+async def test_no_color_is_respected(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("NO_COLOR", "1")
+    app, _clock = make_app(anna_and_ben(deck("JH")), {"casual": ScriptedBot()})
+    assert app.no_color
+    async with app.run_test(size=BIG) as pilot:
+        await idle(pilot)
+        await pilot.press("space")
+        await idle(pilot)
+        text = screen_text(app)
+        # the card, the turn and the suit are all in the text, not only in colour
+        assert "Jack of hearts" in text and "♥" in text
+        assert "▶" in text

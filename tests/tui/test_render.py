@@ -1,0 +1,170 @@
+"""Drawing and texts: card faces, both languages complete, every event in words."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from rich.console import Console
+
+from slapjack.core import FULL_DECK, RANKS, Rules, Table, observe, parse_card
+from slapjack.core.events import (
+    Eliminated,
+    Finished,
+    Flipped,
+    Forfeit,
+    GameOver,
+    NoSlap,
+    PickedUp,
+    PileReturned,
+    PileSplit,
+    RaceTied,
+    RaceWon,
+    Slapped,
+    TimeIsUp,
+    WrongSlap,
+)
+from slapjack.tui import SeatSpec
+from slapjack.tui.controller import Note, TableState
+from slapjack.tui.i18n import TEXTS, card_label, card_long_name, rank_label, tr
+from slapjack.tui.render import (
+    RED,
+    big_rank,
+    card_art,
+    clock_text,
+    item_text,
+    reactions_text,
+    status_text,
+)
+
+
+def plain(renderable: object, width: int = 60) -> str:
+    console = Console(width=width, color_system=None, record=True)
+    console.print(renderable)
+    return console.export_text()
+
+
+def fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_both_languages_have_every_text_with_the_same_placeholders() -> None:
+    for key, entry in TEXTS.items():
+        assert set(entry) == {"en", "de"}, key
+        assert entry["en"] and entry["de"], key
+        assert fields(entry["en"]) == fields(entry["de"]), key
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_card_has_a_face_readable_without_colour(lang: str) -> None:
+    faces = set()
+    for card in FULL_DECK:
+        for large in (False, True):
+            art = card_art(card, lang, large=large)
+            text = art.plain
+            label = rank_label(card >> 2, lang)
+            assert label in text and "♣♦♥♠"[card & 3] in text
+            lines = text.splitlines()
+            assert len({len(line) for line in lines}) == 1  # a clean box
+            assert len(lines) == (11 if large else 7)
+            assert (RED in {str(span.style) for span in art.spans}) == (card & 3 in (1, 2))
+        faces.add(card_art(card, lang, large=True).plain)
+    assert len(faces) == 52  # every card looks different, colour or not
+
+
+def test_big_letters_for_every_rank() -> None:
+    for lang in ("en", "de"):
+        for rank in range(13):
+            rows = big_rank(rank_label(rank, lang))
+            assert len(rows) == 3 and len({len(r) for r in rows}) == 1
+    assert len({big_rank(r) for r in RANKS}) == 13
+
+
+def test_card_words() -> None:
+    jack = parse_card("JD")
+    assert card_label(jack, "en") == "J♦" and card_label(jack, "de") == "B♦"
+    assert card_long_name(jack, "en") == "Jack of diamonds"
+    assert card_long_name(jack, "de") == "Karo Bube"
+    assert card_label(parse_card("QS"), "de") == "D♠"
+
+
+def test_clock_and_reactions() -> None:
+    assert clock_text(125_000) == "2:05"
+    assert clock_text(100) == "0:01"  # never shows 0:00 before time is up
+    assert clock_text(-5) == "0:00"
+    text = reactions_text(((1, 212.0), (0, 263.4), (2, None)), ("Anna", "Ben", "Carla"), "en")
+    assert text.plain == "Ben 212 ms · Anna 263 ms · Carla —"
+
+
+def state_for(preset: str) -> TableState:
+    rules = Rules.from_options({"preset": preset})
+    table = Table.new(rules, ["Anna", "Ben", "Carla"], seed=3)
+    view = observe(table.game, 0)
+    seats = (
+        SeatSpec("Anna", None, "a", "z", "q"),
+        SeatSpec("Ben", "pro"),
+        SeatSpec("Carla", "casual"),
+    )
+    return TableState(view, seats, (), (), (), None, None, 0, False, (), 3, None)
+
+
+EVENTS = [
+    Flipped(0, 40),
+    Flipped(1, 8, 2, True),
+    Slapped(1, 212.0),
+    Slapped(1, 212.0, True),
+    WrongSlap(0, "pay_player", 1),
+    WrongSlap(0, "pay_player", 0),
+    WrongSlap(0, "pay_pile"),
+    WrongSlap(0, "pickup"),
+    WrongSlap(0, "forfeit"),
+    WrongSlap(0, "none"),
+    RaceWon(1, 3, ((1, 212.0),)),
+    RaceTied((0, 1), 212.0),
+    PileSplit(((0, 2), (1, 1))),
+    Forfeit(2, ((0, 2), (1, 2))),
+    NoSlap(41),
+    PickedUp(0, 5, "last"),
+    PickedUp(0, 1, "wrong"),
+    PileReturned(2, 52),
+    Eliminated(0, "no_cards"),
+    Eliminated(0, "lost_jack"),
+    Eliminated(0, "turn"),
+    Eliminated(0, "wrong_slap"),
+    Finished(1),
+    TimeIsUp(),
+    GameOver((0, 1)),
+    GameOver((0, 1), 2),
+    Note("game_start"),
+    Note("idle_flip", (("seat", 1),)),
+    Note("saved", (("path", "x.json"),)),
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("preset", ["classic", "irish-snap-winner"])
+def test_every_event_reads_as_words(lang: str, preset: str) -> None:
+    state = state_for(preset)
+    seen = set()
+    for event in EVENTS:
+        text = item_text(event, state, lang).plain
+        assert text and "{" not in text and "None" not in text, (event, text)
+        seen.add(text)
+    assert len(seen) >= len(EVENTS) - 3  # distinct messages, not one catch-all
+    assert "Anna" in item_text(RaceWon(0, 3, ()), state, lang).plain
+
+
+def test_status_line_names_the_keys() -> None:
+    state = state_for("classic")
+    assert status_text(state, "en").plain == "Anna: Z or Space to flip"
+    assert status_text(state, "de").plain == "Anna: Z oder Leertaste zum Aufdecken"
+    assert (
+        tr("de", "ev.race_won", name="Ben", cards="3 Karten") == "Ben gewinnt den Buben: 3 Karten"
+    )
+
+
+def test_no_color_keeps_every_fact_on_screen() -> None:
+    # without colour the suits still differ by symbol and the out/turn marks are text
+    red = plain(card_art(parse_card("JH"), "en", large=True))
+    black = plain(card_art(parse_card("JS"), "en", large=True))
+    assert red != black and "♥" in red and "♠" in black
