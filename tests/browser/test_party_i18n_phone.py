@@ -1,0 +1,126 @@
+"""Party mode at one screen, the German UI, and a phone-sized touch screen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import Pages, Server, open_page, table_state, wait_for
+
+pytestmark = pytest.mark.browser
+
+
+def zone_judged(page: Any, i: int) -> int:
+    value = page.locator("#zones .zone").nth(i).get_attribute("data-judged")
+    return int(value or 0)
+
+
+def test_party_mode_two_players_with_their_own_keys(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    page = pages.page()
+    open_page(page, "/party")
+    players = page.locator("#players .party-player")
+    assert players.count() == 2
+    players.nth(0).locator("input.name").fill("Hanna")
+    players.nth(1).locator("input.name").fill("Ivo")
+    assert players.nth(0).locator("input.key").input_value() == "A"
+    assert players.nth(1).locator("input.key").input_value() == "L"
+    page.locator("#bots").select_option("0")
+    page.locator("#tempo").fill("0.6")
+    page.locator("#start").click()
+    page.locator("#stage").wait_for(state="visible")
+    zones = page.locator("#zones .zone")
+    assert zones.count() == 2
+    assert "A" in zones.nth(0).inner_text() and "Hanna" in zones.nth(0).inner_text()
+    assert "L" in zones.nth(1).inner_text() and "Ivo" in zones.nth(1).inner_text()
+    # Both seats are this screen's: two highlighted seats, no bots.
+    page.locator("#table .seat").nth(1).wait_for()
+    assert page.locator("#table .seat.me").count() == 2
+    # The table flips by itself; when a card shows, each player slaps with their key.
+    wait_for(lambda: table_state(page)["top"] is not None, timeout=20)
+    page.wait_for_timeout(150)
+    page.keyboard.press("a")
+    page.keyboard.press("l")
+    # The server judged each player's own slap (a wrong slap, or a race with reactions).
+    wait_for(lambda: zone_judged(page, 0) >= 1 and zone_judged(page, 1) >= 1, timeout=10)
+    shot(page, "party")
+    # A tap in a corner slaps too (Ivo's corner, bottom right).
+    before = zone_judged(page, 1)
+    wait_for(lambda: table_state(page)["top"] is not None)
+    flip = table_state(page)["flip"]
+    wait_for(lambda: table_state(page)["flip"] != flip, timeout=5)
+    page.wait_for_timeout(150)
+    box = zones.nth(1).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_for(lambda: zone_judged(page, 1) > before, timeout=10)
+
+
+def test_german_ui_from_the_browser_language_and_the_switch(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    ctx = pages.context(locale="de-DE")
+    page = pages.page(ctx)
+    open_page(page, "/")
+    assert page.locator("html").get_attribute("lang") == "de"
+    assert page.locator("#play-now").inner_text() == "Sofort spielen"
+    assert page.locator("#create-title").inner_text() == "Raum erstellen"
+    assert "Bube" in page.locator("#opt-after_jack").locator("..").inner_text()
+    shot(page, "lobby-de", full_page=True)
+    page.locator("#name").fill("Jana")
+    page.locator("#play-now").click()
+    page.wait_for_url("**/r/*")
+    page.locator("#table .seat").nth(3).wait_for()
+    assert "Hau drauf!" in page.locator("#slap-btn").inner_text()
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= 1, timeout=20)
+    # Log lines are German, and the centre pile card's label too.
+    wait_for(lambda: "deckt auf" in page.locator("#log").inner_text())
+    label = page.locator("#table .pile").get_attribute("aria-label") or ""
+    assert "Mittelstapel" in label
+    shot(page, "room-de")
+    # The switch changes the language at once and is remembered.
+    page.locator("#lang-switch").select_option("en")
+    wait_for(lambda: "Slap!" in page.locator("#slap-btn").inner_text())
+    open_page(page, "/rules?preset=klatsch-bube")
+    page.locator("#rules h1").wait_for()
+    assert page.locator("html").get_attribute("lang") == "en"
+    assert "How to play" in page.locator("#rules").inner_text()
+    page.locator("#lang-switch").select_option("de")
+    wait_for(lambda: "So wird gespielt" in page.locator("#rules").inner_text())
+
+
+def test_a_phone_plays_by_touch(server: Server, pages: Pages, shot: Any) -> None:
+    ctx = pages.context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = pages.page(ctx)
+    open_page(page, "/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "phone-lobby")
+    page.locator("#name").fill("Kim")
+    page.locator("#play-now").tap()
+    page.wait_for_url("**/r/*")
+    page.locator("#table .seat").nth(3).wait_for()
+    # Nothing sticks out sideways; the pile and the buttons do not zoom on a double tap.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for sel in ("#table .pile", "#slap-btn", "#my-stack"):
+        action = page.locator(sel).evaluate("el => getComputedStyle(el).touchAction")
+        assert action == "manipulation", (sel, action)
+    # Kim flips by tapping her stack.
+    wait_for(lambda: table_state(page)["myTurn"], timeout=20)
+    page.locator("#my-stack").tap()
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= 1)
+    # A tap on the pile is a slap (pointerdown): the referee answers with a result.
+    page.locator("#table .pile").tap()
+    wait_for(lambda: "You slapped" in page.locator("#my-result").inner_text(), timeout=5)
+
+    def judged() -> bool:
+        log = page.locator("#log").inner_text()
+        return "Kim slapped" in log or "wins the pile" in log
+
+    wait_for(judged, timeout=10)
+    shot(page, "phone-room", full_page=True)
