@@ -144,3 +144,9 @@ def test_random_tables_keep_the_invariant(preset: str, levels: list[str], seed: 
     assert result.finished or result.capped
     if result.finished:
         assert result.winners
+
+
+def test_one_name_per_bot() -> None:
+    bots = [make_bot("casual", s) for s in range(3)]
+    with pytest.raises(SimulationError, match="3 bots need 3 names"):
+        play_game(Rules(), bots, shuffled_deck(1), names=["a", "b"])
