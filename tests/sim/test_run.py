@@ -81,3 +81,15 @@ def test_bad_run_arguments(kwargs: dict[str, object]) -> None:
         simulate(config, 3, **kwargs)  # type: ignore[arg-type]
     with pytest.raises(SimulationError):
         simulate(config, -1)
+
+
+@pytest.mark.slow
+def test_soak_every_preset_with_the_invariant_checked() -> None:
+    """The long version of test_invariant_checked_in_bulk: 600 checked games per preset."""
+    from slapjack.core import PRESETS
+
+    for preset in PRESETS:
+        config = SimConfig(Rules.from_options({"preset": preset}), MIXED, seed=99, check=True)
+        results = simulate(config, 600, jobs=2)
+        assert all(r.finished or r.capped for r in results)
+        assert sum(r.flips for r in results) > 600 * 40

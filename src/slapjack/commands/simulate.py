@@ -185,21 +185,25 @@ def register(app: typer.Typer) -> None:
             raise _fail(exc.message) from None
 
         err = Console(stderr=True)
-        if quiet:
-            results = simulate(config, games, jobs=jobs)
-        else:
-            with Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-            ) as progress:
-                task = progress.add_task("games", total=games)
-                results = simulate(
-                    config, games, jobs=jobs, progress=lambda k: progress.advance(task, k)
-                )
+        try:
+            if quiet:
+                results = simulate(config, games, jobs=jobs)
+            else:
+                with Progress(
+                    TextColumn("simulating"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeRemainingColumn(),
+                    console=err,
+                    transient=True,
+                ) as progress:
+                    task = progress.add_task("games", total=games)
+                    results = simulate(
+                        config, games, jobs=jobs, progress=lambda k: progress.advance(task, k)
+                    )
+        except SlapjackError as exc:  # the engine refused something: a bug, reported plainly
+            err.print(f"[bold red]simulation failed:[/] {exc.message}", highlight=False)
+            raise typer.Exit(code=1) from None
         summary = Summary.of(rules, levels, seed, cap, results)
         Console().print(summary_table(summary))
         if json_file is not None:
