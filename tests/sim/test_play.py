@@ -37,6 +37,7 @@ def test_games_keep_every_card_and_replay_from_their_record(options: dict[str, o
         assert result.finished != result.capped
         assert result.flips <= config.cap
         assert result.record is not None
+        assert result.record.meta["simulated"]["bots"] == list(MIXED)
         # The record of the live game replays to the same end.
         again = replay(result.record, check=True).game
         assert again.over == result.finished

@@ -89,7 +89,7 @@ class GameResult:
     splits: int
     """Piles split among tied players (``tie=split``)."""
     no_slaps: int
-    """Jacks (or matches) nobody slapped."""
+    """Jacks nobody slapped (Slapjack)."""
     record: Record | None = None
     """The game record, if asked for (``keep_record=True``)."""
 
@@ -225,7 +225,8 @@ def play_game(
     do_slap: Callable[[int, float, bool, int], list[Event]]
     do_time_up: Callable[[int], list[Event]]
     if keep_record:
-        table = Table.new(rules, names, deck=deck)
+        meta = {"simulated": {"bots": [b.level for b in bots], "game": index, "seed": seed}}
+        table = Table.new(rules, names, deck=deck, meta=meta)
         game = table.game
         tab = table
 
