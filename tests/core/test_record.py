@@ -285,7 +285,7 @@ def test_invalid_records(label: str, data: Any, index: int | None, message: str)
 
 
 def test_bad_json() -> None:
-    for text in ("{", "", "[1,", b"\xff\xfe{"):
+    for text in ("{", "", "[1,", b"\xff\xfe{", "[" * 100_000):
         with pytest.raises(RecordError) as err:
             Record.from_json(text)
         assert err.value.code == "bad_json" and err.value.index is None

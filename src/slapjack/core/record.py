@@ -90,6 +90,8 @@ class Record:
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RecordError(f"not valid JSON: {exc}", code="bad_json") from None
+        except RecursionError:
+            raise RecordError("not valid JSON: nested too deeply", code="bad_json") from None
         return cls.from_dict(data)
 
     @classmethod
