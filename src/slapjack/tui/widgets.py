@@ -75,6 +75,9 @@ class CentrePanel(StateWidget):
 class ResultPanel(StateWidget):
     """The latest result (who won the race, penalties) and the reaction times."""
 
+    def on_mount(self) -> None:
+        self.border_title = tr(self.lang, "result")
+
     def render(self) -> RenderableType:
         state = self.state
         if state is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich import box
 from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
@@ -36,7 +37,7 @@ def ranking_table(controller: GameController, lang: str) -> RichTable:
     state = controller.state
     view = state.view
     irish = view.rules.is_irish
-    table = RichTable(box=None, header_style="bold", pad_edge=False, expand=False)
+    table = RichTable(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
     table.add_column(tr(lang, "end.place"), justify="right")
     table.add_column(tr(lang, "col.name"), no_wrap=True, max_width=20, overflow="ellipsis")
     table.add_column(tr(lang, "end.cards"), justify="right")
