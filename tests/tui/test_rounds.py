@@ -203,7 +203,7 @@ async def test_say_it_slap_with_the_call_wins_and_without_forfeits() -> None:
     async with app.run_test(size=BIG) as pilot:
         await idle(pilot)
         c = ctl(app)
-        assert "Q  Anna: Slapjack!" in screen_text(app)
+        assert "[A+Q]" in screen_text(app)
         await pilot.press("space")
         await idle(pilot)
         await advance(pilot, clock, 200)

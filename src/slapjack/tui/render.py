@@ -14,7 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from slapjack.core import View, is_red, rank_of
+from slapjack.core import Rules, View, is_red, rank_of
 from slapjack.core.events import (
     Eliminated,
     Finished,
@@ -32,6 +32,7 @@ from slapjack.core.events import (
     WrongSlap,
 )
 from slapjack.core.rules import IrishGoal
+from slapjack.texts import game_label, preset_label
 
 from .config import SeatSpec
 from .controller import LogItem, Note, TableState
@@ -139,10 +140,13 @@ def key_label(key: str) -> str:
     return key.upper() if key else ""
 
 
-def seat_label(seat: SeatSpec, lang: str) -> str:
-    """``[A]`` beside a human, the level beside a bot."""
+def seat_label(seat: SeatSpec, lang: str, *, say_it: bool = False) -> str:
+    """``[A]`` beside a human (``[A+Q]`` with the call key in say-it), the level
+    beside a bot."""
     if seat.bot is not None:
         return tr(lang, f"level.{seat.bot}")
+    if say_it and seat.call_key:
+        return f"[{key_label(seat.slap_key)}+{key_label(seat.call_key)}]"
     return f"[{key_label(seat.slap_key)}]"
 
 
@@ -160,7 +164,10 @@ def seats_table(state: TableState, lang: str, now_ms: float) -> RichTable:
         on_turn = view.turn == i and not view.over
         marker = Text("▶", style="bold reverse") if on_turn else Text(" ")
         name = Text(seat.name, style="bold" if on_turn else "")
-        label = Text(seat_label(seat, lang), style="cyan" if seat.is_human else "dim")
+        label = Text(
+            seat_label(seat, lang, say_it=view.rules.say_it),
+            style="cyan" if seat.is_human else "dim",
+        )
         cards = Text(str(view.stack_sizes[i]))
         status = Text()
         if view.out[i]:
@@ -178,10 +185,25 @@ def seats_table(state: TableState, lang: str, now_ms: float) -> RichTable:
     return grid
 
 
+def game_title(rules: Rules, lang: str) -> str:
+    """``Slapjack · Classic``, ``Irish Snap``, ``Irish Snap with a winner``."""
+    game = game_label(rules.game, lang)
+    preset = preset_label(rules.preset, lang)
+    title = preset if preset.startswith(game) else f"{game} · {preset}"
+    return title + (" *" if rules.overrides else "")
+
+
 def centre_group(view: View, lang: str, *, large: bool = False) -> RenderableType:
-    """The top card, the face-up cards under it, the pile size, the Irish Snap call
-    (each line centred)."""
-    parts: list[Text] = [card_art(view.top, lang, large=large)]
+    """The Irish Snap call, the top card, the face-up cards under it, the pile
+    size (each line centred)."""
+    parts: list[Text] = []
+    if view.rules.is_irish:
+        if view.top_call is not None:
+            call = tr(lang, "call_now", rank=rank_label(view.top_call, lang))
+            parts.append(Text(f" {call} ", style="bold reverse"))
+        elif view.next_call is not None:
+            parts.append(Text(tr(lang, "next_call", rank=rank_label(view.next_call, lang))))
+    parts.append(card_art(view.top, lang, large=large))
     under = Text()
     for card in view.centre_top[:-1]:
         under.append(card_label(card, lang), style=card_style(card))
@@ -197,13 +219,6 @@ def centre_group(view: View, lang: str, *, large: bool = False) -> RenderableTyp
         )
     else:
         parts.append(Text(tr(lang, "pile", count=view.centre_size)))
-    if view.rules.is_irish:
-        if view.top_call is not None:
-            parts.append(
-                Text(tr(lang, "call_now", rank=rank_label(view.top_call, lang)), style="bold")
-            )
-        elif view.next_call is not None:
-            parts.append(Text(tr(lang, "next_call", rank=rank_label(view.next_call, lang))))
     return Group(*(Align.center(part) for part in parts))
 
 
@@ -319,16 +334,8 @@ def _note_text(note: Note, state: TableState, lang: str) -> Text:
     values = dict(note.values)
     view = state.view
     if note.key == "game_start":
-        return Text(
-            tr(
-                lang,
-                "game_start",
-                game=tr(lang, f"game.{view.rules.game.value}"),
-                preset=view.rules.preset,
-                count=len(view.players),
-            ),
-            style="dim",
-        )
+        title = game_title(view.rules, lang)
+        return Text(tr(lang, "game_start", title=title, count=len(view.players)), style="dim")
     if "seat" in values:
         seat = values.pop("seat")
         values["name"] = view.players[seat] if isinstance(seat, int) else seat

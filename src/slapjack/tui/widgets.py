@@ -14,8 +14,8 @@ from .render import (
     CARD_LARGE,
     centre_group,
     clock_text,
+    game_title,
     item_text,
-    key_label,
     reactions_text,
     seats_table,
     status_text,
@@ -40,8 +40,7 @@ class TitleBar(StateWidget):
         state = self.state
         if state is None:
             return ""
-        rules = state.view.rules
-        left = f" {tr(self.lang, f'game.{rules.game.value}')} · {rules.preset}"
+        left = " " + game_title(state.view.rules, self.lang)
         if state.seed is not None:
             left += f" · seed {state.seed}"
         right = ""
@@ -125,13 +124,11 @@ class KeysBar(StateWidget):
 
         def key(k: str, what: str) -> None:
             out.append(f" {k} ", style="reverse")
-            out.append(f" {what}  ")
+            out.append(f" {what} ")
 
         key(tr(lang, "key.space"), tr(lang, "b.flip"))
         if state is not None and state.view.rules.say_it:
-            for seat in state.seats:
-                if seat.is_human and seat.call_key:
-                    key(key_label(seat.call_key), f"{seat.name}: Slapjack!")
+            key("A+Q", tr(lang, "call_hint"))
         key("?", tr(lang, "b.rules"))
         key("S", tr(lang, "b.save"))
         key("Esc", tr(lang, "b.quit"))
