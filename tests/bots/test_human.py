@@ -327,3 +327,16 @@ def test_custom_profile() -> None:
     game = Game(Rules(), ["A", "B"], deck_with_top(parse_card("JC")))
     game.flip(0, 0)
     assert bot.react(observe(game, 0)) == SlapIntent(150.0, False)
+
+
+def test_flip_delays_are_ordered_pro_casual_beginner() -> None:
+    view = view_after_flip("5C")
+    bots = {level: make_bot(level, 6) for level in HUMAN}
+    means = {
+        level: statistics.fmean(bot.flip_delay_ms(view) for _ in range(N))
+        for level, bot in bots.items()
+    }
+    assert means["pro"] < means["casual"] < means["beginner"]
+    for level in HUMAN:
+        model = PROFILES[level].flip_delay
+        assert within(means[level], model.mean, model.sd, N, k=6.0)
