@@ -409,7 +409,9 @@ function renderEnd(view) {
   if (!replay.hidden) replay.href = `/replay/${room.gameId}`;
   if (!$("end").dataset.shown) {
     $("end").dataset.shown = "1";
-    ($("rematch-btn").hidden ? $("end-close") : $("rematch-btn")).focus();
+    // Focus the dialog's title, not a button: a Space meant as a last flip must
+    // not press "Rematch".
+    $("end-title").focus();
   }
 }
 
