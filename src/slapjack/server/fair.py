@@ -65,10 +65,18 @@ class FairConfig:
     """Application delay allowed on top of the kernel's TCP round-trip bound."""
     transport_tight_ms: float = 5.0
     suspect_window: int = 24
-    """How many recent slaps the cheat detection looks at."""
-    suspect_min: int = 8
-    """Fewest slaps before the detection judges."""
+    """How many recent implied wire times a seat keeps."""
+    suspect_min: int = 5
+    """Fewest slaps before their own spread is used to scale the evidence."""
     suspect_tol_ms: float = 8.0
+    """Pings slower than the TCP estimate by more than this (plus its variation) are held back."""
+    cusum_drift: float = 2.0
+    """Evidence per slap (in spreads above the seat's fast round trips) an honest seat stays under."""
+    cusum_clip: float = 6.0
+    """One slap counts at most this much evidence (a single network hiccup is no proof)."""
+    cusum_limit: float = 8.0
+    """A seat is held once its accumulated evidence passes this (released below half of it)."""
+    scale_min_ms: float = 3.0
     false_start_ms: float = 5000.0
     """A false start ranks as this plus its bounded reaction (after every real one)."""
     use_stamps: bool = True
@@ -87,6 +95,10 @@ class FairConfig:
             "transport_margin_ms",
             "transport_tight_ms",
             "suspect_tol_ms",
+            "cusum_drift",
+            "cusum_clip",
+            "cusum_limit",
+            "scale_min_ms",
             "false_start_ms",
         ):
             value = getattr(self, name)
@@ -127,6 +139,8 @@ class SeatTiming:
     """Implied wire times (elapsed − claimed) of recent slaps."""
     held: bool = False
     strikes: int = 0
+    evidence: float = 0.0
+    """One-sided CUSUM of implied wire times above the seat's fast round trips."""
     """Slaps whose stamps contradict the clock offset (arrived before input)."""
     slaps: int = 0
     raised: int = 0
@@ -194,7 +208,13 @@ class FairReferee:
         old = self.seats.get(seat)
         if old is None:
             return
-        fresh = SeatTiming(ClockSync(), wires=old.wires, held=old.held, strikes=old.strikes)
+        fresh = SeatTiming(
+            ClockSync(),
+            wires=deque(maxlen=self.config.suspect_window),
+            held=old.held,
+            strikes=old.strikes,
+            evidence=old.evidence,
+        )
         fresh.sent = old.sent
         self.seats[seat] = fresh
 
@@ -314,6 +334,15 @@ class FairReferee:
         state.held = self._suspect(state, prof)
 
     def _suspect(self, state: SeatTiming, prof: NetworkProfile) -> bool:
+        """Is this seat claiming faster than its network allows, or hiding its network?
+
+        Each slap's implied wire time is compared with the seat's fast round trips
+        (the 25 % quantile of its pings: delayed pongs barely move it), in units of
+        the seat's spread (its pings' spread, or its slaps' if much smaller, so that
+        noise added to one of them does not hide the other). The evidence adds up
+        in a one-sided CUSUM: an honest seat drifts back to zero, a forger climbs
+        by a few units a slap and is held within a handful of races.
+        """
         cfg = self.config
         if state.strikes >= 3:
             return True
@@ -323,18 +352,27 @@ class FairReferee:
             and prof.rtt_median - transport.srtt_ms > cfg.suspect_tol_ms + transport.rttvar_ms
         ):
             return True  # clock-sync replies slower than the TCP connection: held back
-        if len(state.wires) < cfg.suspect_min:
-            return state.held
-        wires = sorted(state.wires)
         pings = state.sync.rtts()
-        scale = 1.4826 * quantile(sorted(abs(w - quantile(wires, 0.5)) for w in wires), 0.5)
-        tol = cfg.suspect_tol_ms + 0.5 * scale
-        excess = max(quantile(wires, q) - quantile(pings, q) for q in (0.1, 0.25, 0.5))
+        scale = 1.4826 * prof.rtt_mad
+        if len(state.wires) >= cfg.suspect_min:
+            wires = sorted(state.wires)
+            med = quantile(wires, 0.5)
+            spread = 1.4826 * quantile(sorted(abs(w - med) for w in wires), 0.5)
+            scale = min(scale, 1.5 * spread)
         if transport is not None:
-            excess = max(excess, quantile(wires, 0.5) - transport.srtt_ms - transport.rttvar_ms)
+            scale = min(scale, 1.5 * transport.rttvar_ms)
+        scale = max(scale, cfg.scale_min_ms)
+        reference = quantile(pings, 0.25)
+        if transport is not None:
+            reference = min(reference, transport.srtt_ms)
+        z = (state.wires[-1] - reference) / scale
+        state.evidence = min(
+            max(0.0, state.evidence + min(z, cfg.cusum_clip) - cfg.cusum_drift),
+            3.0 * cfg.cusum_limit,
+        )
         if state.held:
-            return excess > tol / 2.0
-        return excess > tol
+            return state.evidence > cfg.cusum_limit / 2.0
+        return state.evidence > cfg.cusum_limit
 
     # ------------------------------------------------------------- the window
 

@@ -1,0 +1,684 @@
+"""Benchmark of the fair referee (issue 5): does the faster hand win, whatever the network?
+
+Real server, real WebSocket clients on loopback. The server (``create_app`` on
+uvicorn, same process, port chosen free on 127.0.0.1) gets rooms of four human
+seats through its test hook (``/api/test/rooms``: a stacked deck whose first
+four flips are Jacks, ``after_jack=continue``, a short time limit, then a
+rematch: four contested Jacks per game). Each seat is a WebSocket client whose
+every frame, in each direction, is held back inside this harness for
+``base + Exp(mean jitter)`` ms (per seat, independently; in order, as TCP
+delivers). Each simulated player draws its true reaction for each Jack from the
+bots' human model (``slapjack.bots.PROFILES``, all four the same level), stamps
+"painted" when the card frame is delivered and "input" a reaction later, and
+claims the difference, or, for a cheat, less.
+
+Referees: ``arrival`` (the naive baseline), ``fair`` (clock-sync pings only)
+and ``fair+tcp`` (``fair`` plus the kernel's TCP round-trip estimate; the delays
+here are made inside the client, so the loopback kernel cannot see them: the
+harness feeds the server the estimate a kernel would make of this simulated
+network, RFC 6298 smoothing over the per-frame delays, which no cheat
+controls).
+
+For every scenario, cheat and referee it prints: the share of races the truly
+fastest player won when the true gap to the second was >= 20 ms (and >= 10
+ms), the median and 99th-percentile time from a Jack's card to its result at
+the clients, and for a cheat its win rate (fair share 25 %) and its mean and
+99th-percentile effective advantage (ms gained in the ranking relative to the
+honest seats of the same race).
+
+    python bench/fairness.py                      # everything, 1,000 races each
+    python bench/fairness.py --scenarios home --cheats forger100 --races 300
+
+Loopback only; bounded by ``--races`` and ``--max-seconds`` per run; stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+import websockets
+
+from slapjack.bots import PROFILES
+from slapjack.server import create_app
+
+FLOOR_MS = 100.0
+
+SCENARIOS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "lan": ((2, 3, 2, 4), (1, 1, 1, 1)),
+    "home": ((10, 25, 40, 18), (4, 6, 8, 5)),
+    "mixed": ((12, 30, 60, 150), (5, 8, 20, 30)),
+    "bad": ((80, 150, 200, 30), (30, 40, 60, 10)),
+}
+TIME_LIMIT_S = {"lan": 2, "home": 2, "mixed": 3, "bad": 4}
+REFEREES = ("arrival", "fair", "fair+tcp")
+CHEAT_SCENARIOS = ("home", "mixed")
+
+
+@dataclass(frozen=True)
+class Cheat:
+    """How one seat lies. ``forge``: ms taken off its true reaction (never below
+    the floor); ``pong_hold``: how long it holds back each clock-sync answer."""
+
+    name: str
+    forge: float
+    pong_hold: Callable[[random.Random], float] = field(default=lambda rng: 0.0)
+
+    def claim(self, reaction: float) -> float:
+        return max(reaction - self.forge, FLOOR_MS + 1.0)
+
+
+CHEATS: dict[str, Cheat] = {
+    "forger30": Cheat("forger30", 30.0),
+    "forger100": Cheat("forger100", 100.0),
+    "forger200": Cheat("forger200", 200.0),
+    "slow-poser": Cheat("slow-poser", 50.0, lambda rng: 50.0),
+    "jitter-inflater": Cheat("jitter-inflater", 50.0, lambda rng: rng.uniform(0.0, 100.0)),
+}
+
+
+# ------------------------------------------------------------------ the network
+
+
+class Link:
+    """One seat's simulated network: every frame waits ``base + Exp(jitter)`` ms,
+    frames keep their order (as on a TCP connection). It also keeps the estimate
+    a kernel would make of this network (RFC 6298 over one sample per frame)."""
+
+    def __init__(self, base: float, jitter: float, rng: random.Random) -> None:
+        self.base = base
+        self.jitter = jitter
+        self.rng = rng
+        self.last_down = 0.0
+        self.last_up = 0.0
+        self.srtt: float | None = None
+        self.rttvar = 0.0
+        self.min_rtt = math.inf
+
+    def leg(self) -> float:
+        return self.base + (self.rng.expovariate(1.0 / self.jitter) if self.jitter > 0 else 0.0)
+
+    def _sample(self, delay: float) -> None:
+        rtt = delay + self.leg()  # the frame's leg and its (never held back) ACK
+        self.min_rtt = min(self.min_rtt, rtt)
+        if self.srtt is None:
+            self.srtt, self.rttvar = rtt, rtt / 2.0
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+
+    def down(self, now: float) -> float:
+        """When a frame that reached the client socket at ``now`` (ms) is delivered."""
+        delay = self.leg()
+        self._sample(delay)
+        self.last_down = max(now + delay, self.last_down)
+        return self.last_down
+
+    def up(self, now: float) -> float:
+        delay = self.leg()
+        self._sample(delay)
+        self.last_up = max(now + delay, self.last_up)
+        return self.last_up
+
+
+# ------------------------------------------------------------------ bookkeeping
+
+
+@dataclass
+class Race:
+    room: str
+    key: tuple[int, int]
+    true: dict[int, float] = field(default_factory=dict)
+    shown: dict[int, float] = field(default_factory=dict)
+    result_at: dict[int, float] = field(default_factory=dict)
+    winner: int | None = None
+    bounded: dict[int, float] = field(default_factory=dict)
+    done: bool = False
+    truncated: bool = False
+    cheat_seat: int | None = None
+
+
+@dataclass
+class Run:
+    """One scenario × cheat × referee: its rooms, races and results."""
+
+    scenario: str
+    cheat: Cheat | None
+    referee: str
+    target: int
+    rng: random.Random
+    level: str = "casual"
+    races: dict[tuple[str, int, int], Race] = field(default_factory=dict)
+    finished: int = 0
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def draw_reaction(self) -> float:
+        return PROFILES[self.level].reaction.draw(self.rng)
+
+    def race(self, room: str, key: tuple[int, int], cheat_seat: int | None) -> Race:
+        full = (room, *key)
+        race = self.races.get(full)
+        if race is None:
+            race = self.races[full] = Race(room, key, cheat_seat=cheat_seat)
+        return race
+
+    def complete(self, race: Race) -> None:
+        if race.done:
+            return
+        race.done = True
+        if not race.truncated and race.winner is not None:
+            self.finished += 1
+            if self.finished >= self.target:
+                self.stop.set()
+
+
+# ------------------------------------------------------------------ a seat
+
+
+class SeatClient:
+    """One player: a WebSocket client behind a simulated network."""
+
+    def __init__(
+        self,
+        run: Run,
+        room: str,
+        seat: int,
+        token: str,
+        link: Link,
+        cheat: Cheat | None,
+        rng: random.Random,
+        cheat_seat: int | None,
+    ) -> None:
+        self.run = run
+        self.room = room
+        self.seat = seat
+        self.token = token
+        self.link = link
+        self.cheat = cheat
+        self.rng = rng
+        self.cheat_seat = cheat_seat
+        self.offset = rng.uniform(-1e6, 1e6)  # the client's clock is its own
+        self.loop = asyncio.get_running_loop()
+        self.down_q: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
+        self.up_q: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
+        self.flipped: set[tuple[int, int]] = set()
+        self.rematched: set[int] = set()
+        self.slapped: set[tuple[int, int]] = set()
+        self.current: Race | None = None
+        self.ws: Any = None
+        self.tasks: list[asyncio.Task[None]] = []
+
+    def now(self) -> float:
+        return self.loop.time() * 1000.0
+
+    def clock(self) -> float:
+        return self.now() + self.offset
+
+    async def start(self, url: str) -> None:
+        self.ws = await websockets.connect(url, max_size=2**20, compression=None)
+        self.tasks = [
+            asyncio.create_task(self._reader()),
+            asyncio.create_task(self._deliverer()),
+            asyncio.create_task(self._sender()),
+        ]
+        self.send({"type": "hello", "v": 1, "token": self.token})
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.up_q.put_nowait((self.link.up(self.now()), json.dumps(message)))
+
+    async def _sender(self) -> None:
+        while True:
+            at, text = await self.up_q.get()
+            wait = (at - self.now()) / 1000.0
+            if wait > 0:
+                await asyncio.sleep(wait)
+            await self.ws.send(text)
+
+    async def _reader(self) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            async for text in self.ws:
+                self.down_q.put_nowait((self.link.down(self.now()), str(text)))
+
+    async def _deliverer(self) -> None:
+        while True:
+            at, text = await self.down_q.get()
+            wait = (at - self.now()) / 1000.0
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.handle(json.loads(text))
+
+    # ---------------------------------------------------------- the player
+
+    def handle(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "ping":
+            hold = self.cheat.pong_hold(self.rng) if self.cheat is not None else 0.0
+            ping_id = msg["id"]
+
+            def answer() -> None:
+                self.send({"type": "pong", "v": 1, "id": ping_id, "client_time": self.clock()})
+
+            if hold > 0:
+                self.loop.call_later(hold / 1000.0, answer)
+            else:
+                answer()
+            return
+        if kind != "update":
+            return
+        view = msg.get("view")
+        room = msg.get("room") or {}
+        if view is None:
+            return
+        game_no = int(room.get("game_no", 0))
+        flip_id = int(view["flip_id"])
+        events = msg.get("events", [])
+        truncated = any(e["type"] == "time_is_up" for e in events)
+        for ev in events:
+            if ev["type"] == "flipped" and str(ev["card"]).startswith("J"):
+                self._card(game_no, flip_id)
+            elif ev["type"] in ("race_won", "pile_split", "no_slap", "forfeit"):
+                self._result(ev, truncated)
+        if (
+            view["turn"] == self.seat
+            and not view["race_open"]
+            and not view["over"]
+            and room.get("status") == "playing"
+            and (game_no, flip_id) not in self.flipped
+        ):
+            self.flipped.add((game_no, flip_id))
+            self.send({"type": "flip", "v": 1, "token": self.token, "flip_id": flip_id})
+        if view["over"] and game_no not in self.rematched and not self.run.stop.is_set():
+            self.rematched.add(game_no)
+            self.send({"type": "rematch", "v": 1, "token": self.token})
+
+    def _card(self, game_no: int, flip_id: int) -> None:
+        key = (game_no, flip_id)
+        race = self.run.race(self.room, key, self.cheat_seat)
+        self.current = race
+        if key in self.slapped:
+            return
+        self.slapped.add(key)
+        shown_at = self.clock()  # "painted": the frame is delivered now
+        race.shown[self.seat] = self.now()
+        planned = self.run.draw_reaction()
+
+        def slap() -> None:
+            input_at = self.clock()
+            # the true reaction is what happened on this device (a late timer is a slow hand)
+            reaction = input_at - shown_at
+            race.true[self.seat] = reaction
+            claimed = self.cheat.claim(reaction) if self.cheat is not None else reaction
+            self.send(
+                {
+                    "type": "slap",
+                    "v": 1,
+                    "token": self.token,
+                    "flip_id": flip_id,
+                    "reaction_ms": round(claimed, 3),
+                    "shown_at": round(input_at - claimed, 3),
+                    "input_at": round(input_at, 3),
+                    "call": False,
+                }
+            )
+
+        self.loop.call_later(planned / 1000.0, slap)
+
+    def _result(self, ev: dict[str, Any], truncated: bool) -> None:
+        race = self.current
+        if race is None or self.seat in race.result_at:
+            return
+        race.result_at[self.seat] = self.now()
+        if race.winner is None and not race.done:
+            if ev["type"] == "race_won":
+                race.winner = int(ev["winner"])
+            race.bounded = {int(s): float(v) for s, v in ev.get("reactions", [])}
+            race.truncated = truncated or ev["type"] != "race_won"
+            self.run.complete(race)
+
+
+# ------------------------------------------------------------------ a room
+
+
+async def play_room(
+    http: httpx.AsyncClient,
+    ws_base: str,
+    app: Any,
+    run: Run,
+    room_no: int,
+    seed: int,
+) -> None:
+    base, jitter = SCENARIOS[run.scenario]
+    rng = random.Random(seed)
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K"]
+    deck = ["JC", "JD", "JH", "JS"] + [f"{r}{s}" for r in ranks for s in "CDHS"]
+    referee = "arrival" if run.referee == "arrival" else "fair"
+    body = {
+        "create": {
+            "name": f"bench {room_no}",
+            "seats": 4,
+            "rules": {"preset": "classic", "after_jack": "continue", "tie": "split"},
+            "time_limit": TIME_LIMIT_S[run.scenario],
+            "turn_seconds": 0.5,
+            "public": False,
+        },
+        "deck": deck,
+        "timing": {"start_delay_ms": 200.0, "jack_timeout_ms": 3000.0},
+        "referee": referee,
+    }
+    response = await http.post("/api/test/rooms", json=body)
+    response.raise_for_status()
+    code = response.json()["code"]
+    cheat_seat = room_no % 4 if run.cheat is not None else None
+    clients: list[SeatClient] = []
+    for seat in range(4):
+        joined = await http.post(f"/api/rooms/{code}/join", json={"name": f"P{seat}"})
+        joined.raise_for_status()
+        info = joined.json()
+        link = Link(base[seat], jitter[seat], random.Random(rng.random()))
+        cheat = run.cheat if seat == cheat_seat else None
+        clients.append(
+            SeatClient(
+                run,
+                code,
+                info["seat"],
+                info["token"],
+                link,
+                cheat,
+                random.Random(rng.random()),
+                cheat_seat,
+            )
+        )
+    feeder: asyncio.Task[None] | None = None
+    try:
+        for client in clients:
+            await client.start(f"{ws_base}/ws/{code}")
+        if run.referee == "fair+tcp":
+            feeder = asyncio.create_task(feed_transport(app, code, clients, run))
+        await run.stop.wait()
+    finally:
+        if feeder is not None:
+            feeder.cancel()
+        for client in clients:
+            await client.close()
+
+
+async def feed_transport(app: Any, code: str, clients: Sequence[SeatClient], run: Run) -> None:
+    """What the server would read with ``getsockopt(TCP_INFO)`` if these delays
+    were made by the network instead of the client harness."""
+    lobby = app.state.lobby
+    while not run.stop.is_set():
+        room = lobby.get(code)
+        referee = getattr(room, "referee", None)
+        hook = getattr(referee, "on_transport_rtt", None)
+        if room is not None and hook is not None:
+            for c in clients:
+                if c.link.srtt is not None:
+                    hook(c.seat, c.link.srtt, c.link.rttvar, c.link.min_rtt, room.now())
+        await asyncio.sleep(0.5)
+
+
+# ------------------------------------------------------------------ figures
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    pos = q * (len(ordered) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def summarize(run: Run) -> dict[str, Any]:
+    races = [r for r in run.races.values() if r.done and not r.truncated and r.winner is not None]
+    correct = {10: [0, 0], 20: [0, 0]}
+    latencies: list[float] = []
+    cheat_wins = 0
+    advantages: list[float] = []
+    for race in races:
+        if len(race.true) < 4:
+            continue
+        order = sorted(race.true, key=race.true.__getitem__)
+        gap = race.true[order[1]] - race.true[order[0]]
+        for g, tally in correct.items():
+            if gap >= g:
+                tally[1] += 1
+                tally[0] += race.winner == order[0]
+        for seat, at in race.result_at.items():
+            if seat in race.shown:
+                latencies.append(at - race.shown[seat])
+        c = race.cheat_seat
+        if c is not None:
+            cheat_wins += race.winner == c
+            if c in race.bounded:
+                honest = [
+                    race.true[s] - race.bounded[s]
+                    for s in race.bounded
+                    if s != c and s in race.true
+                ]
+                if honest:
+                    gain = race.true[c] - race.bounded[c]
+                    advantages.append(gain - statistics.fmean(honest))
+    n = len(races)
+    truncated = sum(1 for r in run.races.values() if r.done and r.truncated)
+    out: dict[str, Any] = {
+        "scenario": run.scenario,
+        "cheat": run.cheat.name if run.cheat else "none",
+        "referee": run.referee,
+        "races": n,
+        "discarded": truncated,
+        "correct_20": correct[20][0] / correct[20][1] if correct[20][1] else math.nan,
+        "n_20": correct[20][1],
+        "correct_10": correct[10][0] / correct[10][1] if correct[10][1] else math.nan,
+        "n_10": correct[10][1],
+        "latency_p50": pct(latencies, 0.5),
+        "latency_p99": pct(latencies, 0.99),
+    }
+    if run.cheat is not None:
+        out["cheat_win"] = cheat_wins / n if n else math.nan
+        out["adv_mean"] = statistics.fmean(advantages) if advantages else math.nan
+        out["adv_p99"] = pct(advantages, 0.99)
+    return out
+
+
+# ------------------------------------------------------------------ driver
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def serve(data_dir: str) -> Any:
+    """The real server on a free loopback port, in this event loop."""
+    app = create_app(data_dir=data_dir, test_hooks=True)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", ws="auto"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    try:
+        yield app, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def run_one(
+    app: Any,
+    http_base: str,
+    ws_base: str,
+    scenario: str,
+    cheat: Cheat | None,
+    referee: str,
+    races: int,
+    rooms: int,
+    seed: int,
+    max_seconds: float,
+) -> dict[str, Any]:
+    run = Run(scenario, cheat, referee, races, random.Random(seed))
+    started = time.monotonic()
+    async with httpx.AsyncClient(base_url=http_base, timeout=30.0) as http:
+        tasks = [
+            asyncio.create_task(play_room(http, ws_base, app, run, i, seed * 1000 + i))
+            for i in range(rooms)
+        ]
+        stopper = asyncio.create_task(run.stop.wait())
+        done, _ = await asyncio.wait(
+            [stopper, *tasks], timeout=max_seconds, return_when=asyncio.FIRST_COMPLETED
+        )
+        run.stop.set()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        errors = [r for r in results if isinstance(r, BaseException)]
+        if errors:
+            raise errors[0]
+    result = summarize(run)
+    result["seconds"] = round(time.monotonic() - started, 1)
+    return result
+
+
+async def lag_monitor(samples: list[float]) -> None:
+    """How late the event loop wakes up (everything shares it)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        t = loop.time()
+        await asyncio.sleep(0.01)
+        samples.append((loop.time() - t - 0.01) * 1000.0)
+
+
+def plan(
+    scenarios: Sequence[str], cheats: Sequence[str], referees: Sequence[str]
+) -> list[tuple[str, str | None, str]]:
+    out: list[tuple[str, str | None, str]] = []
+    for scenario in scenarios:
+        for referee in referees:
+            out.append((scenario, None, referee))
+        if scenario in CHEAT_SCENARIOS:
+            for cheat in cheats:
+                for referee in referees:
+                    out.append((scenario, cheat, referee))
+    return out
+
+
+async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = []
+    lag: list[float] = []
+    monitor = asyncio.create_task(lag_monitor(lag))
+    with tempfile.TemporaryDirectory(prefix="slapjack-fairness-") as tmp:
+        async with serve(tmp) as (app, http_base, ws_base):
+            for i, (scenario, cheat, referee) in enumerate(
+                plan(args.scenarios, args.cheats, args.referees)
+            ):
+                lag.clear()
+                result = await run_one(
+                    app,
+                    http_base,
+                    ws_base,
+                    scenario,
+                    CHEATS[cheat] if cheat else None,
+                    referee,
+                    args.races,
+                    args.rooms,
+                    args.seed + i,
+                    args.max_seconds,
+                )
+                result["loop_lag_p99"] = pct(lag, 0.99)
+                results.append(result)
+                print(format_row(result), flush=True)
+    monitor.cancel()
+    return results
+
+
+HEADER = (
+    f"{'scenario':8} {'cheat':16} {'referee':9} {'races':>5} {'ok≥20ms':>8} {'ok≥10ms':>8} "
+    f"{'p50 ms':>7} {'p99 ms':>7} {'cheat win':>9} {'adv mean':>8} {'adv p99':>8}"
+)
+
+
+def format_row(r: dict[str, Any]) -> str:
+    def pc(x: float) -> str:
+        return "-" if x is None or math.isnan(x) else f"{100 * x:.1f}%"
+
+    def ms(x: float | None) -> str:
+        return "-" if x is None or math.isnan(x) else f"{x:.0f}"
+
+    return (
+        f"{r['scenario']:8} {r['cheat']:16} {r['referee']:9} {r['races']:>5} "
+        f"{pc(r['correct_20']):>8} {pc(r['correct_10']):>8} "
+        f"{ms(r['latency_p50']):>7} {ms(r['latency_p99']):>7} "
+        f"{pc(r.get('cheat_win', math.nan)):>9} {ms(r.get('adv_mean')):>8} {ms(r.get('adv_p99')):>8}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", type=lambda s: s.split(","), default=list(SCENARIOS))
+    parser.add_argument(
+        "--cheats",
+        type=lambda s: [] if s == "none" else s.split(","),
+        default=list(CHEATS),
+        help="comma-separated, or none",
+    )
+    parser.add_argument("--referees", type=lambda s: s.split(","), default=list(REFEREES))
+    parser.add_argument("--races", type=int, default=1000, help="contested Jacks per run")
+    parser.add_argument("--rooms", type=int, default=40, help="rooms playing at once")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--max-seconds", type=float, default=300.0, help="cap per run")
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    args = parser.parse_args(argv)
+    for name, known in (
+        ("scenario", SCENARIOS),
+        ("cheat", CHEATS),
+        ("referee", REFEREES),
+    ):
+        chosen = getattr(args, name + "s")
+        bad = [c for c in chosen if c not in known]
+        if bad:
+            parser.error(f"unknown {name} {bad[0]!r}; choose from {', '.join(known)}")
+    if not 1 <= args.races <= 100_000 or not 1 <= args.rooms <= 200:
+        parser.error("--races must be 1..100000 and --rooms 1..200")
+    logging.basicConfig(level=logging.WARNING)
+    print(HEADER, flush=True)
+    results = asyncio.run(bench(args))
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
