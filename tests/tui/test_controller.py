@@ -274,3 +274,10 @@ def test_real_bots_are_made_from_the_seed() -> None:
     bot = c.bots[1]
     same = make_bot("pro", (5 * 31 + 1) % 2**63)
     assert bot.flip_delay_ms(c.state.view) == same.flip_delay_ms(c.state.view)
+
+
+def test_default_seats_never_clash_with_the_bot_names() -> None:
+    from slapjack.tui.config import default_seats
+
+    assert [s.name for s in default_seats(4, "Ben")] == ["Anna", "Ben", "Carla", "Dan"]
+    assert default_seats(3, "Zoe")[0] == SeatSpec("Zoe", None, "a", "z", "q")

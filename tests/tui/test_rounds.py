@@ -4,6 +4,7 @@ options, an Irish Snap pick-up, say-it calls, reslap rounds, the end screen."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from textual.pilot import Pilot
 
@@ -251,10 +252,11 @@ async def test_exact_tie_opens_a_reslap_round_with_a_new_cue() -> None:
         assert [w.winner for w in won] == [2]
 
 
-async def test_end_screen_ranking_and_play_again() -> None:
+async def test_end_screen_ranking_save_and_play_again(tmp_path: Path) -> None:
     seats = [human(0, "Anna"), SeatSpec("Ben", "casual")]
     cfg = config(seats, deck("5C", "JD"), time_limit=3)
-    app, clock = make_app(cfg, {"casual": ScriptedBot(jack_ms=200, flip_ms=100)})
+    bots = {"casual": ScriptedBot(jack_ms=200, flip_ms=100)}
+    app, clock = make_app(cfg, bots, save_dir=tmp_path)
     async with app.run_test(size=BIG) as pilot:
         await idle(pilot)
         c = ctl(app)
@@ -273,6 +275,9 @@ async def test_end_screen_ranking_and_play_again() -> None:
         assert lines and lines[0].split()[:3] == ["1.", "Ben", "27"]  # 25 + the pile of two
         anna = [line for line in text.splitlines() if "Anna" in line and "300 ms" in line]
         assert anna and anna[0].split()[:3] == ["2.", "Anna", "25"]
+        await pilot.press("s")
+        assert len(list(tmp_path.glob("slapjack-*.json"))) == 1
+        assert "Game saved to slapjack-" in screen_text(app)
         await pilot.press("enter")  # play again: same deck, same seats
         await idle(pilot)
         assert isinstance(app.screen, TableScreen)

@@ -113,7 +113,10 @@ _NOT_NAMES: Final = frozenset({"root", "user", "admin", "runner", "ubuntu", "gue
 def default_seats(count: int = 4, name: str | None = None) -> tuple[SeatSpec, ...]:
     """One human (keys A/Z/Q, named ``name`` or after the login) against
     ``count - 1`` casual bots."""
-    seats = [SeatSpec(name or local_player_name(), None, *DEFAULT_KEYS[0])]
+    me = name or local_player_name()
+    if me in DEFAULT_NAMES[1:count]:
+        me = DEFAULT_NAMES[0]
+    seats = [SeatSpec(me, None, *DEFAULT_KEYS[0])]
     for i in range(1, count):
         seats.append(SeatSpec(DEFAULT_NAMES[i], "casual"))
     return tuple(seats)

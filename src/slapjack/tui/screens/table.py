@@ -83,16 +83,17 @@ class TableScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         lang = self.lang
-        bind = (TableScreen.state, TableScreen.now_ms)
-        yield TitleBar(lang, id="titlebar").data_bind(*bind)
+        state = TableScreen.state
+        timed = (TableScreen.state, TableScreen.now_ms)  # the two with countdowns
+        yield TitleBar(lang, id="titlebar").data_bind(*timed)
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield SeatsPanel(lang, id="seats").data_bind(*bind)
-                yield ResultPanel(lang, id="result").data_bind(*bind)
-            yield CentrePanel(lang, id="centre").data_bind(*bind)
-            yield LogPanel(lang, id="log").data_bind(*bind)
-        yield StatusLine(lang, id="status").data_bind(*bind)
-        yield KeysBar(lang, id="keys").data_bind(*bind)
+                yield SeatsPanel(lang, id="seats").data_bind(*timed)
+                yield ResultPanel(lang, id="result").data_bind(state)
+            yield CentrePanel(lang, id="centre").data_bind(state)
+            yield LogPanel(lang, id="log").data_bind(state)
+        yield StatusLine(lang, id="status").data_bind(state)
+        yield KeysBar(lang, id="keys").data_bind(state)
 
     def on_mount(self) -> None:
         self.state = self.controller.state
