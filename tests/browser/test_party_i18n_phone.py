@@ -73,6 +73,8 @@ def test_german_ui_from_the_browser_language_and_the_switch(
     page.wait_for_url("**/r/*")
     page.locator("#table .seat").nth(3).wait_for()
     assert "Hau drauf!" in page.locator("#slap-btn").inner_text()
+    wait_for(lambda: table_state(page)["myTurn"], timeout=20)
+    page.keyboard.press("Space")
     wait_for(lambda: (table_state(page)["flip"] or 0) >= 1, timeout=20)
     # Log lines are German, and the centre pile card's label too.
     wait_for(lambda: "deckt auf" in page.locator("#log").inner_text())

@@ -204,7 +204,9 @@ def test_a_spectator_sees_the_table_but_cannot_play(
     assert watcher.locator("#controls").is_hidden()
     assert watcher.locator("#table .seat.me").count() == 0
     assert watcher.locator("#table .pile").get_attribute("role") == "img"
-    # The game goes on under the watcher's eyes (the turn timer flips for Emil too).
+    # The game goes on under the watcher's eyes.
+    wait_for(lambda: table_state(player)["myTurn"], timeout=20)
+    player.keyboard.press("Space")
     wait_for(lambda: (table_state(watcher)["flip"] or 0) >= 2, timeout=25)
     # Keys do nothing for a watcher: no slap or flip is sent, no error comes back.
     watcher.keyboard.press("j")
