@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 from textual.widgets import Input, Markdown, Select
+from typer.testing import CliRunner
 
-from slapjack.core import Record, final_position, replay
+from slapjack.cli import app as cli
+from slapjack.core import Record, card_name, final_position, replay
 from slapjack.core.events import RaceWon, Slapped
 from slapjack.tui import GameConfig, SeatSpec
 from slapjack.tui.screens.dialogs import ConfirmQuit, RulesScreen
@@ -145,6 +147,12 @@ async def test_save_writes_a_record_that_replays_to_the_same_game(tmp_path: Path
             RaceWon(0, 1, ((0, 212.0), (1, 263.0)))
         ]
         assert final_position(result)["turn"] == "Ben"
+    # and the project's replay command accepts it
+    out = CliRunner().invoke(cli, ["replay", "--json", str(files[0])])
+    assert out.exit_code == 0, out.output
+    position = json.loads(out.stdout)
+    assert position == final_position(result)
+    assert position["stacks"]["Anna"] == [card_name(x) for x in c.game.stacks[0]]
 
 
 # ---------------------------------------------------------------------- German
