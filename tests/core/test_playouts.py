@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from typing import Any
 
 import pytest
 
-from slapjack.core import Flip, Rules, Table
+from slapjack.core import Flip, Rules, Table, event_to_dict, replay
 
 from .driver import Stats, can_go_on, check_replay, playout, step
 from .util import names
@@ -87,3 +89,37 @@ def test_random_playout_soak(preset: str) -> None:
     """A longer soak with other seeds (the suite runs it too; about 1.5 s per preset)."""
     stats = playout(preset, 60_000, seed=1000 + PRESETS.index(preset))
     assert stats.actions >= 60_000
+
+
+def _digest(preset: str, seed: int, actions: int) -> str:
+    """A hash of every event and position of a seeded random playout."""
+    rng = random.Random(seed)
+    rules = Rules.from_options({"preset": preset})
+    h = hashlib.sha256()
+    stats = Stats()
+    while stats.actions < actions:
+        table = Table.new(rules, names(rng.randrange(2, 11)), seed=rng.randrange(2**64))
+        while not table.game.over and stats.actions < actions:
+            step(table, rng, stats)
+        for event in replay(table.record).events:
+            h.update(json.dumps(event_to_dict(event), sort_keys=True).encode())
+        h.update(repr(table.game.snapshot()).encode())
+    return h.hexdigest()[:16]
+
+
+GOLDEN = {
+    "classic": "1fb5f3537a66dec5",
+    "klatsch-bube": "b53e5c3526c03fb0",
+    "say-it": "6662e4911dc5f2a4",
+    "irish-snap": "44c4dac346b7080d",
+    "irish-snap-winner": "89c35c87010590ba",
+}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_golden_playout(preset: str) -> None:
+    """Pins the engine's behaviour: performance edits must not change a single event.
+
+    If a rule is changed on purpose, update the digest here (and say so in the commit).
+    """
+    assert _digest(preset, 2024, 3000) == GOLDEN[preset]
