@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -100,7 +100,7 @@ def describe(path: str, record: Record, result: Replay) -> Panel:
         centre_line = f"Centre: {len(centre)} cards, top last: {more}{shown}{hidden}"
     else:
         centre_line = "Centre: empty"
-    lines = [
+    lines: list[RenderableType] = [
         status,
         table,
         Text(centre_line),
