@@ -154,7 +154,7 @@ def register(app: typer.Typer) -> None:
     @app.command("replay")
     def replay_command(
         files: list[str] = typer.Argument(
-            ..., metavar="FILE...", help="Game records (slapjack-record/1 JSON); '-' reads stdin."
+            ..., metavar="FILE", help="Game records (slapjack-record/1 JSON); '-' reads stdin."
         ),
         as_json: bool = typer.Option(
             False, "--json", help="Print each final position as one JSON object per line."
