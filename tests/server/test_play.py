@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from slapjack.core import PRESETS, Record, card_name, replay
+from slapjack.core.events import Flipped
 
 from .conftest import Client, LiveServer, join, make_room
 
@@ -60,23 +61,36 @@ def autoplay(seat_delay_ms: float = 25.0, call: bool = True) -> Any:
     return on_update
 
 
-def check_frames(client: Client) -> None:
-    """Sequence numbers count up by one; 52 cards in every view; no card before its flip."""
-    flipped: set[str] = set()
+def check_frames(client: Client, flip_order: list[str] | None = None) -> None:
+    """Sequence numbers count up by one; 52 cards in every view; no card in any
+    frame before it is flipped. ``flip_order`` (from the stored record) lists the
+    cards in the order they were flipped: a frame showing ``flip_id`` F may name
+    only the first F of them. Without it, the check is against the ``flipped``
+    events this client saw (plus the face-up cards of its first view)."""
+    seen: set[str] = set()
     seqs = []
+    allowed: set[str] = set()
     for text, frame in zip(client.raw, client.frames, strict=True):
         if frame["type"] == "update":
             seqs.append(frame["seq"])
-            for event in frame["events"]:
-                if event["type"] == "flipped":
-                    flipped.add(event["card"])
             view = frame["view"]
+            if flip_order is not None:
+                allowed = set(flip_order[: view["flip_id"]]) if view else set()
+            else:
+                if view is not None and not seqs[:-1]:
+                    seen |= set(view["centre_top"])
+                seen |= {e["card"] for e in frame["events"] if e["type"] == "flipped"}
+                allowed = seen
             if view is not None:
                 assert sum(view["stacks"]) + view["centre_size"] == 52
-                assert set(view["centre_top"]) <= flipped
-        leaked = set(CARD_RE.findall(text)) - flipped
+                assert set(view["centre_top"]) <= allowed
+        leaked = set(CARD_RE.findall(text)) - allowed
         assert not leaked, f"cards {leaked} sent before they were flipped: {text[:300]}"
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+def flip_order(record: Record) -> list[str]:
+    return [card_name(e.card) for e in replay(record).events if isinstance(e, Flipped)]
 
 
 async def play_room(live: LiveServer, preset: str, *, spectate: bool = True) -> list[Client]:
@@ -108,10 +122,6 @@ async def test_a_stacked_game_plays_to_the_end(live: LiveServer, preset: str) ->
             for key in ("stacks", "winners", "loser", "out_order", "flips", "centre_size"):
                 assert view[key] == first[key]
         assert [v["seat"] for v in final if v] == [0, 1, 2, None]
-        for client in clients:
-            check_frames(client)
-            welcome = client.frames[0]
-            assert welcome["type"] == "welcome"
         # the finished game is in the history and replays to the same end
         await clients[0].wait(lambda c: c.updates[-1]["room"]["game_id"] is not None or True)
         async with httpx.AsyncClient(base_url=live.url) as http:
@@ -123,7 +133,18 @@ async def test_a_stacked_game_plays_to_the_end(live: LiveServer, preset: str) ->
                 await asyncio.sleep(0.05)
             assert mine, "the finished game was not stored"
             data = (await http.get(f"/api/games/{mine[0]['id']}")).json()
+            steps = (await http.get(f"/api/games/{mine[0]['id']}/replay")).json()
+            download = await http.get(f"/api/games/{mine[0]['id']}", params={"download": 1})
+        assert "attachment" in download.headers["content-disposition"]
+        assert steps["record"] == data and not steps["truncated"]
+        assert steps["steps"][-1]["view"]["winners"] == first["winners"]
+        assert steps["steps"][-1]["view"]["stacks"] == first["stacks"]
         record = Record.from_dict(data)
+        order = flip_order(record)
+        assert len(order) == first["flips"]
+        for client in clients:
+            check_frames(client, order)
+            assert client.frames[0]["type"] == "welcome"
         result = replay(record)
         game = result.game
         assert game.over

@@ -282,6 +282,21 @@ def create_app(
             return _error(422, exc.code, exc.message)
         return JSONResponse({"id": game_id, "record": record, **steps})
 
+    @app.get("/api/games/{game_id}/replay", response_model=None)
+    async def get_replay(game_id: int) -> dict[str, Any] | JSONResponse:
+        from slapjack.core import Record
+        from slapjack.web.replay import replay_steps
+
+        try:
+            data = await lobby().store.get_game(game_id)
+        except StoreError as exc:
+            return _error(404 if exc.code == "unknown_game" else 400, exc.code, exc.message)
+        try:
+            steps = await asyncio.to_thread(replay_steps, Record.from_dict(data))
+        except SlapjackError as exc:
+            return _error(422, exc.code, exc.message)
+        return {"id": game_id, "record": data, **steps}
+
     @app.get("/api/stats/{name}", response_model=None)
     async def stats(name: str) -> dict[str, Any] | JSONResponse:
         try:

@@ -55,7 +55,7 @@ class FairConfig:
     window_min_ms: float = 20.0
     unknown_rtt_ms: float = 300.0
     """Allowance for a seat with no measurement yet."""
-    slack_min_ms: float = 4.0
+    slack_min_ms: float = 8.0
     slack_max_ms: float = 40.0
     spread_cap_ms: float = 250.0
     """A trusted allowance is at most the seat's fastest round trip plus this."""

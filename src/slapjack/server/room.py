@@ -898,6 +898,7 @@ class Room:
             self._first_slap = None
             self._round_slaps = 0
             self._calls.clear()
+            self._out.card_sent = game.flips  # the reslap cue: reactions count from it
             reslap = game.reslap_among or ()
             self._later(0, lambda: self._bots_react(reslap))
         return events
