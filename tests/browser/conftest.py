@@ -148,6 +148,14 @@ class Pages:
     base: str
     contexts: list[Any] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    allowed: list[str] = field(default_factory=list)
+
+    def allow(self, text: str) -> None:
+        """An expected console error (e.g. the 404 of an unknown room's API call)."""
+        self.allowed.append(text)
+
+    def unexpected_errors(self) -> list[str]:
+        return [e for e in self.errors if not any(a in e for a in self.allowed)]
 
     def context(self, **kw: Any) -> Any:
         kw.setdefault("viewport", {"width": 1280, "height": 900})
@@ -175,7 +183,7 @@ def pages(browser: Any, server: Server) -> Iterator[Pages]:
     yield made
     for ctx in made.contexts:
         ctx.close()
-    assert not made.errors, made.errors
+    assert not made.unexpected_errors(), made.unexpected_errors()
 
 
 @pytest.fixture

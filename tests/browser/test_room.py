@@ -339,3 +339,32 @@ def test_keys_can_be_rebound_and_flips_are_announced(server: Server, pages: Page
     assert symbol in "♣♦♥♠"
     colour = face.evaluate("el => getComputedStyle(el).color")
     assert (colour == "rgb(198, 40, 40)") == (symbol in "♦♥")
+
+
+def test_start_now_fills_free_seats_with_bots(server: Server, pages: Pages) -> None:
+    code = server.api(
+        "POST",
+        "/api/rooms",
+        json={"seats": 3, "tempo": "fixed", "turn_seconds": 1, "public": False},
+    )["code"]
+    page = pages.page()
+    join_through_page(page, code, "Nora")
+    page.locator("#start-btn").wait_for(state="visible")
+    assert "2 seat(s) still free" in page.locator("#waiting-info").inner_text()
+    page.locator("#start-btn").click()
+    page.locator("#table .seat").nth(2).wait_for()
+    assert page.locator("#table .seat .tag.bot").count() == 2
+    # Fixed tempo: the table flips for everyone; Nora's stack offers no flip.
+    assert page.locator("#flip-hint").inner_text() == "The table flips by itself"
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= 2, timeout=10)
+
+
+def test_an_unknown_room_says_so(server: Server, pages: Pages) -> None:
+    pages.allow("status of 404")  # GET /api/rooms/ZZZZZZ
+    page = pages.page()
+    open_page(page, "/")
+    page.locator("#code").fill("zzzzzz")
+    page.locator("#code-form button").click()
+    page.wait_for_url("**/r/ZZZZZZ")
+    page.locator("#missing").wait_for(state="visible")
+    assert page.locator("#game").is_hidden()

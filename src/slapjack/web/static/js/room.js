@@ -60,7 +60,6 @@ async function main() {
   $("room-code").textContent = code;
   const link = `${location.origin}/r/${code}`;
   $("invite-link").value = link;
-  $("qr").src = `/api/rooms/${encodeURIComponent(code)}/qr.svg`;
   $("copy-link").addEventListener("click", async () => {
     const ok = await copyText(link);
     $("copy-link").textContent = ok ? t("room.copied") : t("room.copy");
@@ -78,6 +77,7 @@ async function main() {
     showStatus(err.message, true);
     return;
   }
+  $("qr").src = `/api/rooms/${encodeURIComponent(code)}/qr.svg`;
   const saved = seatFor(code);
   if (saved && saved.token) {
     connect(saved.token, saved.seat);
@@ -357,7 +357,8 @@ function renderWaiting(waiting) {
 function renderControls(view) {
   const me = state.seat;
   if (me === null) return;
-  const myTurn = view.turn === me && !view.over;
+  const fixed = !!(state.info && state.info.tempo === "fixed");
+  const myTurn = view.turn === me && !view.over && !fixed;
   $("my-count").textContent = String(view.stacks[me]);
   $("my-stack").classList.toggle("empty", view.stacks[me] === 0);
   const stack = $("my-stack");
@@ -370,7 +371,11 @@ function renderControls(view) {
   const out = view.out[me];
   $("slap-btn").disabled = view.over || out;
   $("call-btn").hidden = !(view.rules && sayIt(view));
-  $("flip-hint").textContent = myTurn ? t("room.flip_hint", { key: keyLabel(state.keys.flip) }) : "";
+  $("flip-hint").textContent = fixed
+    ? t("room.fixed_tempo")
+    : myTurn
+      ? t("room.flip_hint", { key: keyLabel(state.keys.flip) })
+      : "";
   $("slap-hint").textContent = keyLabel(state.keys.slap);
   $("call-hint").textContent = keyLabel(state.keys.call);
 }
@@ -475,7 +480,8 @@ function sayCall() {
 function flip() {
   if (!canPlay()) return;
   const view = state.view;
-  if (view.turn !== state.seat) return;
+  if (view.turn !== state.seat || view.race_open) return;
+  if (state.info && state.info.tempo === "fixed") return; // the room flips by itself
   const flipId = view.flip_id ?? view.flips;
   if (state.flipSent === flipId) return;
   state.flipSent = flipId;
