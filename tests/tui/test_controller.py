@@ -281,3 +281,31 @@ def test_default_seats_never_clash_with_the_bot_names() -> None:
 
     assert [s.name for s in default_seats(4, "Ben")] == ["Anna", "Ben", "Carla", "Dan"]
     assert default_seats(3, "Zoe")[0] == SeatSpec("Zoe", None, "a", "z", "q")
+
+
+def test_a_slap_faster_than_any_reaction_is_a_guess_and_cannot_win() -> None:
+    from slapjack.tui.controller import Note
+    from slapjack.tui.render import reactions_text
+
+    c, clock = start(anna_ben(deck("JC")), {"casual": ScriptedBot(jack_ms=250, flip_ms=5000)})
+    c.flip(None)
+    c.shown(c.cue)
+    clock.advance_ms(60)
+    c.slap(0)
+    assert Note("false_start", (("seat", 0), ("ms", 60.0))) in c.state.log
+    assert c.state.log[-1] == Slapped(0, 5060.0)
+    clock.advance_ms(700)
+    won = [e for e in c.state.log if isinstance(e, RaceWon)]
+    assert won == [RaceWon(1, 1, ((1, 250.0), (0, 5060.0)))]
+    line = reactions_text(won[0].reactions, c.game.players, "en").plain
+    assert line == "Ben 250 ms · Anna 60 ms (guess)"
+    assert c.state.stats[0].fastest is None and c.state.stats[1].fastest == 250.0
+
+
+def test_reactions_are_whole_milliseconds() -> None:
+    c, clock = start(anna_ben(deck("JC")), {"casual": ScriptedBot()})
+    c.flip(None)
+    c.shown(c.cue)
+    clock.advance_ms(212.4)
+    c.slap(0)
+    assert c.state.log[-1] == Slapped(0, 212.0)

@@ -17,6 +17,10 @@ MIN_SEATS: Final = 2
 MAX_SEATS: Final = 10
 BOT_LEVELS: Final = ("beginner", "casual", "pro", "perfect")
 
+FALSE_START_MS: Final = 5000.0
+"""Added to a guessed slap's reaction, so it ranks behind every real one (the web
+referee's default too)."""
+
 RESERVED_KEYS: Final = frozenset({" ", "?", "s"})
 """Space flips for whoever is on turn, ``?`` shows the rules, ``s`` saves."""
 
@@ -94,6 +98,8 @@ class Timing:
     """An idle human on turn is flipped for after this long (0: never)."""
     pause_ms: float = 1200.0
     """After a race or a penalty, bots and the turn timer wait this long."""
+    anticipation_ms: float = 100.0
+    """A slap faster than this after the card appeared is a guess (0: no floor)."""
 
 
 def local_player_name() -> str:

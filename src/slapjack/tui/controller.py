@@ -49,7 +49,7 @@ from slapjack.core.events import (
 )
 
 from .clock import Clock, Handle
-from .config import GameConfig, SeatSpec
+from .config import FALSE_START_MS, GameConfig, SeatSpec
 
 MAX_RESLAP_ROUNDS: Final = 3
 """After this many reslap rounds an exact tie is broken by seat order (final settle)."""
@@ -376,8 +376,13 @@ class GameController:
             return  # the card is not on screen yet: the key was meant for the one before
         now = self._clock_to_ms(at) if at is not None else self.now_ms()
         now = min(now, self.now_ms())
-        # a tenth of a millisecond is finer than any keyboard or screen can tell
-        reaction = round(max(0.0, now - self._shown_ms), 1)
+        # whole milliseconds, as the web referee ranks them (equal is a tie)
+        reaction = float(round(max(0.0, now - self._shown_ms)))
+        if reaction < self.timing.anticipation_ms:
+            # faster than anyone can react: a guess, ranked behind every real
+            # reaction (as the web referee does; see the rules text)
+            self._log.append(Note("false_start", (("seat", seat), ("ms", reaction))))
+            reaction += FALSE_START_MS
         call = False
         if self.config.rules.say_it:
             last = self._last_call.get(seat)
@@ -558,7 +563,8 @@ class GameController:
         stats = self._stats
         if isinstance(event, Slapped):
             s = stats[event.seat]
-            if s.fastest is None or event.reaction_ms < s.fastest:
+            real = event.reaction_ms < FALSE_START_MS
+            if real and (s.fastest is None or event.reaction_ms < s.fastest):
                 s.fastest = event.reaction_ms
         elif isinstance(event, RaceWon):
             stats[event.winner].jacks += 1

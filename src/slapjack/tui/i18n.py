@@ -175,6 +175,11 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     "no_reaction": {"en": "—", "de": "—"},
     "saved": {"en": "Game saved to {path}", "de": "Spiel gespeichert in {path}"},
     "save_failed": {"en": "Could not save: {error}", "de": "Speichern fehlgeschlagen: {error}"},
+    "false_start": {
+        "en": "{name} slapped after {ms}: too soon to be a reaction, counts as a guess",
+        "de": "{name} schlug nach {ms}: zu schnell für eine Reaktion, zählt als geraten",
+    },
+    "guess": {"en": "guess", "de": "geraten"},
     "idle_flip": {"en": "Time's up for {name}: flipped", "de": "Zeit für {name} um: aufgedeckt"},
     "game_start": {"en": "{title}: {count} players", "de": "{title}: {count} Spieler"},
     "key.space": {"en": "Space", "de": "Leertaste"},
@@ -370,6 +375,7 @@ def cards_text(n: int, lang: str) -> str:
 
 
 def format_ms(ms: float | None, lang: str) -> str:
+    """``212 ms``; ``—`` for no slap."""
     if ms is None:
         return tr(lang, "no_reaction")
     return f"{ms:.0f} ms"

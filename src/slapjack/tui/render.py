@@ -34,7 +34,7 @@ from slapjack.core.events import (
 from slapjack.core.rules import IrishGoal
 from slapjack.texts import game_label, preset_label
 
-from .config import SeatSpec
+from .config import FALSE_START_MS, SeatSpec
 from .controller import LogItem, Note, TableState
 from .i18n import (
     card_label,
@@ -222,6 +222,14 @@ def centre_group(view: View, lang: str, *, large: bool = False) -> RenderableTyp
     return Group(*(Align.center(part) for part in parts))
 
 
+def reaction_label(ms: float | None, lang: str) -> str:
+    """``212 ms``, ``—`` (no slap), ``62 ms (guess)`` for a slap under the
+    anticipation floor (stored with :data:`FALSE_START_MS` added)."""
+    if ms is not None and ms >= FALSE_START_MS:
+        return f"{format_ms(ms - FALSE_START_MS, lang)} ({tr(lang, 'guess')})"
+    return format_ms(ms, lang)
+
+
 def reactions_text(
     reactions: Sequence[tuple[int, float | None]], names: Sequence[str], lang: str
 ) -> Text:
@@ -230,7 +238,7 @@ def reactions_text(
     for k, (seat, ms) in enumerate(reactions):
         if k:
             out.append(" · ", style="dim")
-        out.append(f"{names[seat]} {format_ms(ms, lang)}", style="bold" if k == 0 else "")
+        out.append(f"{names[seat]} {reaction_label(ms, lang)}", style="bold" if k == 0 else "")
     return out
 
 
@@ -256,7 +264,7 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
         )
     if isinstance(item, Slapped):
         key = "ev.slapped_call" if item.call and view.rules.say_it else "ev.slapped"
-        return Text(tr(lang, key, name=names[item.seat], ms=format_ms(item.reaction_ms, lang)))
+        return Text(tr(lang, key, name=names[item.seat], ms=reaction_label(item.reaction_ms, lang)))
     if isinstance(item, WrongSlap):
         key = f"ev.wrong.{item.penalty}"
         if item.penalty == "pay_player" and item.to == item.seat:
@@ -273,7 +281,7 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
             tr(
                 lang,
                 "ev.race_tied",
-                ms=format_ms(item.reaction_ms, lang),
+                ms=reaction_label(item.reaction_ms, lang),
                 names=join_names([names[s] for s in item.seats], lang),
             ),
             style="bold yellow",
@@ -339,6 +347,9 @@ def _note_text(note: Note, state: TableState, lang: str) -> Text:
     if "seat" in values:
         seat = values.pop("seat")
         values["name"] = view.players[seat] if isinstance(seat, int) else seat
+    ms = values.get("ms")
+    if isinstance(ms, float):
+        values["ms"] = format_ms(ms, lang)
     return Text(tr(lang, note.key, **values), style="italic")
 
 
