@@ -164,11 +164,30 @@ class Run:
     target: int
     rng: random.Random
     level: str = "casual"
+    network: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    """Base one-way delay and mean jitter per seat (default: the scenario's)."""
+    reactions: dict[int, float] | None = None
+    """Fixed true reactions per seat instead of draws from the human model (tests)."""
+    time_limit: int | None = None
     races: dict[tuple[str, int, int], Race] = field(default_factory=dict)
     finished: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def draw_reaction(self) -> float:
+    @property
+    def base(self) -> tuple[float, ...]:
+        return (self.network or SCENARIOS[self.scenario])[0]
+
+    @property
+    def jitter(self) -> tuple[float, ...]:
+        return (self.network or SCENARIOS[self.scenario])[1]
+
+    @property
+    def seats(self) -> int:
+        return len(self.base)
+
+    def draw_reaction(self, seat: int) -> float:
+        if self.reactions is not None:
+            return self.reactions[seat]
         return PROFILES[self.level].reaction.draw(self.rng)
 
     def race(self, room: str, key: tuple[int, int], cheat_seat: int | None) -> Race:
@@ -326,7 +345,7 @@ class SeatClient:
         self.slapped.add(key)
         shown_at = self.clock()  # "painted": the frame is delivered now
         race.shown[self.seat] = self.now()
-        planned = self.run.draw_reaction()
+        planned = self.run.draw_reaction(self.seat)
 
         def slap() -> None:
             input_at = self.clock()
@@ -373,30 +392,33 @@ async def play_room(
     room_no: int,
     seed: int,
 ) -> None:
-    base, jitter = SCENARIOS[run.scenario]
+    base, jitter, seats = run.base, run.jitter, run.seats
     rng = random.Random(seed)
     ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K"]
-    deck = ["JC", "JD", "JH", "JS"] + [f"{r}{s}" for r in ranks for s in "CDHS"]
+    jacks = ["JC", "JD", "JH", "JS"]
+    # the first flips (one per seat, after_jack=continue) are Jacks
+    deck = jacks[:seats] + [f"{r}{s}" for r in ranks for s in "CDHS"] + jacks[seats:]
     referee = "arrival" if run.referee == "arrival" else "fair"
     body = {
         "create": {
             "name": f"bench {room_no}",
-            "seats": 4,
+            "seats": seats,
             "rules": {"preset": "classic", "after_jack": "continue", "tie": "split"},
-            "time_limit": TIME_LIMIT_S[run.scenario],
+            "time_limit": run.time_limit or TIME_LIMIT_S.get(run.scenario, 3),
             "turn_seconds": 0.5,
             "public": False,
         },
         "deck": deck,
-        "timing": {"start_delay_ms": 200.0, "jack_timeout_ms": 3000.0},
+        # a moment before the first flip for the first clock-sync pings
+        "timing": {"start_delay_ms": 1500.0, "jack_timeout_ms": 3000.0},
         "referee": referee,
     }
     response = await http.post("/api/test/rooms", json=body)
     response.raise_for_status()
     code = response.json()["code"]
-    cheat_seat = room_no % 4 if run.cheat is not None else None
+    cheat_seat = room_no % seats if run.cheat is not None else None
     clients: list[SeatClient] = []
-    for seat in range(4):
+    for seat in range(seats):
         joined = await http.post(f"/api/rooms/{code}/join", json={"name": f"P{seat}"})
         joined.raise_for_status()
         info = joined.json()
@@ -463,7 +485,7 @@ def summarize(run: Run) -> dict[str, Any]:
     cheat_wins = 0
     advantages: list[float] = []
     for race in races:
-        if len(race.true) < 4:
+        if len(race.true) < run.seats:
             continue
         order = sorted(race.true, key=race.true.__getitem__)
         gap = race.true[order[1]] - race.true[order[0]]
@@ -493,6 +515,7 @@ def summarize(run: Run) -> dict[str, Any]:
         "cheat": run.cheat.name if run.cheat else "none",
         "referee": run.referee,
         "races": n,
+        "wins": {s: sum(r.winner == s for r in races) for s in range(run.seats)},
         "discarded": truncated,
         "correct_20": correct[20][0] / correct[20][1] if correct[20][1] else math.nan,
         "n_20": correct[20][1],
@@ -543,15 +566,12 @@ async def run_one(
     app: Any,
     http_base: str,
     ws_base: str,
-    scenario: str,
-    cheat: Cheat | None,
-    referee: str,
-    races: int,
+    run: Run,
     rooms: int,
     seed: int,
-    max_seconds: float,
+    max_seconds: float = 300.0,
 ) -> dict[str, Any]:
-    run = Run(scenario, cheat, referee, races, random.Random(seed))
+    """Play ``run`` in ``rooms`` rooms at once until it has its races (or time is up)."""
     started = time.monotonic()
     async with httpx.AsyncClient(base_url=http_base, timeout=30.0) as http:
         tasks = [
@@ -559,7 +579,7 @@ async def run_one(
             for i in range(rooms)
         ]
         stopper = asyncio.create_task(run.stop.wait())
-        done, _ = await asyncio.wait(
+        await asyncio.wait(
             [stopper, *tasks], timeout=max_seconds, return_when=asyncio.FIRST_COMPLETED
         )
         run.stop.set()
@@ -605,17 +625,15 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                 plan(args.scenarios, args.cheats, args.referees)
             ):
                 lag.clear()
-                result = await run_one(
-                    app,
-                    http_base,
-                    ws_base,
+                run = Run(
                     scenario,
                     CHEATS[cheat] if cheat else None,
                     referee,
                     args.races,
-                    args.rooms,
-                    args.seed + i,
-                    args.max_seconds,
+                    random.Random(args.seed * 7919 + i),
+                )
+                result = await run_one(
+                    app, http_base, ws_base, run, args.rooms, args.seed + i, args.max_seconds
                 )
                 result["loop_lag_p99"] = pct(lag, 0.99)
                 results.append(result)
