@@ -267,22 +267,6 @@ def create_app(
         return JSONResponse(record, headers=headers)
 
     @app.get("/api/games/{game_id}/replay", response_model=None)
-    async def get_game_replay(game_id: int) -> Response:
-        """The record replayed step by step for the browser's replay viewer."""
-        from slapjack.core import Record
-        from slapjack.web.replay import replay_steps
-
-        try:
-            record = await lobby().store.get_game(game_id)
-        except StoreError as exc:
-            return _error(404 if exc.code == "unknown_game" else 400, exc.code, exc.message)
-        try:
-            steps = replay_steps(Record.from_dict(record))
-        except SlapjackError as exc:
-            return _error(422, exc.code, exc.message)
-        return JSONResponse({"id": game_id, "record": record, **steps})
-
-    @app.get("/api/games/{game_id}/replay", response_model=None)
     async def get_replay(game_id: int) -> dict[str, Any] | JSONResponse:
         from slapjack.core import Record
         from slapjack.web.replay import replay_steps
