@@ -213,7 +213,13 @@ export function showError(el, err) {
   }
   el.hidden = false;
   const key = err.code ? `error.${err.code}` : null;
-  el.textContent = key && t(key) !== key ? t(key) : err.message || String(err);
+  if (key && t(key) !== key) {
+    // Our words first; the server's precise reason after them (it names the field).
+    const detail = err.message && err.message !== err.code ? ` (${err.message})` : "";
+    el.textContent = err.code === "bad_request" ? t(key) + detail : t(key);
+  } else {
+    el.textContent = err.message || String(err);
+  }
 }
 
 /** Copy text to the clipboard; returns whether it worked. */
