@@ -195,6 +195,7 @@ async def test_irish_snap_wrong_slap_picks_up() -> None:
         assert WrongSlap(0, "pickup") in c.state.log
         assert PickedUp(0, 2, "wrong") in c.state.log
         assert c.state.view.stack_sizes == (27, 25)
+        assert c.state.banner[-1] == PickedUp(0, 2, "wrong") and c.state.reactions == ()
 
 
 async def test_say_it_slap_with_the_call_wins_and_without_forfeits() -> None:

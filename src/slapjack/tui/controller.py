@@ -305,6 +305,7 @@ class GameController:
         if self._started:
             return
         self._started = True
+        self._t0 = self.clock.now()  # game time (and the time limit) start now
         self._log.append(Note("game_start"))
         limit = self.config.rules.time_limit
         if limit and not self.config.rules.is_irish:
@@ -381,7 +382,6 @@ class GameController:
         if reaction < self.timing.anticipation_ms:
             # faster than anyone can react: a guess, ranked behind every real
             # reaction (as the web referee does; see the rules text)
-            self._log.append(Note("false_start", (("seat", seat), ("ms", reaction))))
             reaction += FALSE_START_MS
         call = False
         if self.config.rules.say_it:
@@ -432,6 +432,8 @@ class GameController:
             return
         race = game.race_open
         events = self._apply(Slap(seat, reaction, call, self._t()))
+        if events and reaction >= FALSE_START_MS and seat in self.humans:
+            self.note("false_start", seat=seat, ms=reaction - FALSE_START_MS)
         if race and events and any(isinstance(e, Slapped) for e in events):
             self._race.reactions.setdefault(seat, reaction)
             self._maybe_settle_early()
@@ -543,16 +545,16 @@ class GameController:
 
     def _absorb(self, events: list[Event]) -> None:
         results: list[LogItem] = []
+        reactions: tuple[tuple[int, float | None], ...] = ()
         for event in events:
             self._log.append(event)
             self._count(event)
             if isinstance(event, _RESULTS):
                 results.append(event)
-            reactions = getattr(event, "reactions", None)
-            if reactions:
-                self._reactions = tuple(reactions)
+            reactions = tuple(getattr(event, "reactions", ())) or reactions
         if results:
             self._banner = tuple(results)
+            self._reactions = reactions
             if not isinstance(results[0], RaceTied):
                 self._hold_until = self.now_ms() + self.timing.pause_ms
         if len(self._log) > LOG_SIZE:
