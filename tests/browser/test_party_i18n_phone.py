@@ -126,3 +126,22 @@ def test_a_phone_plays_by_touch(server: Server, pages: Pages, shot: Any) -> None
 
     wait_for(judged, timeout=10)
     shot(page, "phone-room", full_page=True)
+
+
+def test_a_party_survives_a_reload(server: Server, pages: Pages) -> None:
+    page = pages.page()
+    open_page(page, "/party")
+    page.locator("#count").select_option("3")
+    assert page.locator("#players .party-player").count() == 3
+    page.locator("#bots").select_option("1")
+    page.locator("#start").click()
+    page.locator("#table .seat").nth(3).wait_for()
+    names = page.locator("#table .seat .who").all_inner_texts()
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= 1, timeout=15)
+    page.reload()
+    page.locator("#stage").wait_for(state="visible")
+    assert page.locator("#setup").is_hidden()
+    page.locator("#table .seat").nth(3).wait_for()
+    assert page.locator("#table .seat .who").all_inner_texts() == names
+    assert page.locator("#zones .zone").count() == 3
+    assert page.locator("#table .seat.me").count() == 3

@@ -126,6 +126,11 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
 
     # The finished game is in the history and steps card by card in the replay viewer.
     open_page(anna, "/history")
+    # Per-name statistics: Anna's name is remembered from the join form.
+    assert anna.locator("#stats-name").input_value() == "Anna"
+    anna.locator("#stats-out .stat").first.wait_for()
+    stats = anna.locator("#stats-out").inner_text()
+    assert "games" in stats and "Jacks won" in stats and "median reaction" in stats
     row = anna.locator("#games tr", has_text="Ben").first
     row.wait_for()
     row.get_by_role("link", name="Replay").click()

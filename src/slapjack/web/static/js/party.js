@@ -13,6 +13,7 @@ const $ = (id) => document.getElementById(id);
 const DEFAULT_KEYS = ["a", "l", "v", "p"];
 const DEFAULT_NAMES = ["Player 1", "Player 2", "Player 3", "Player 4"];
 const STORE = "slapjack.party";
+const SESSION = "slapjack.party.session";
 
 const state = {
   code: null,
@@ -53,10 +54,19 @@ async function main() {
     for (const p of state.players) p.conn.act("rematch");
     $("again").disabled = true;
   });
+  $("new-party").addEventListener("click", () => {
+    for (const p of state.players) {
+      p.conn.act("leave");
+      p.conn.close();
+    }
+    sessionStorage.removeItem(SESSION);
+    location.reload();
+  });
   document.addEventListener("keydown", onKey);
   document.addEventListener("langchange", () => {
     if (state.view) render();
   });
+  await resume();
 }
 
 function loadSaved() {
@@ -160,6 +170,40 @@ async function start(ev) {
     showError($("party-error"), err);
     return;
   }
+  // Kept for this tab only: a reload resumes the same party (same seats).
+  sessionStorage.setItem(
+    SESSION,
+    JSON.stringify({
+      code: state.code,
+      players: state.players.map(({ name, key, seat, token }) => ({ name, key, seat, token })),
+    }),
+  );
+  enterStage();
+}
+
+/** Resume the party this tab was playing, if its room is still open. */
+async function resume() {
+  let saved;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(SESSION) || "null");
+  } catch {
+    saved = null;
+  }
+  if (!saved || !saved.code || !Array.isArray(saved.players) || !saved.players.length) return false;
+  try {
+    const info = await api(`/api/rooms/${encodeURIComponent(saved.code)}`);
+    if (info.status === "closed") throw new Error("closed");
+  } catch {
+    sessionStorage.removeItem(SESSION);
+    return false;
+  }
+  state.code = saved.code;
+  state.players = saved.players;
+  enterStage();
+  return true;
+}
+
+function enterStage() {
   $("setup").hidden = true;
   $("stage").hidden = false;
   state.table = new TableView($("table"), {
