@@ -93,6 +93,7 @@ def test_seed_option(captured: list[SlapjackApp]) -> None:
         (["--seed", "1", "--deck", "x.txt"], "not both"),
         (["--humans", "5", "--seats", "3"], "more than"),
         (["--bots", "godlike"], "unknown bot level"),
+        (["--seed", str(2**64)], "--seed"),
         (["--deck", "/nonexistent/deck.txt"], "cannot read"),
     ],
 )

@@ -258,6 +258,8 @@ def test_config_errors_are_typed_and_translated() -> None:
         GameConfig(seats=(human(0, "Anna"),)).validate()
     with pytest.raises(ConfigError, match="one character"):
         GameConfig(seats=(SeatSpec("Anna", None, "ab"), SeatSpec("Ben", "pro"))).validate()
+    with pytest.raises(ValueError, match="2\\*\\*64"):
+        GameConfig(seed=2**64).validate()
     with pytest.raises(ConfigError, match="needs a slap key"):
         GameConfig(seats=(SeatSpec("Anna"), SeatSpec("Ben", "pro"))).validate()
 

@@ -68,7 +68,11 @@ def register(app: typer.Typer) -> None:
             "casual", "--bots", help="Level of the bot seats: beginner, casual, pro, perfect."
         ),
         seed: int | None = typer.Option(
-            None, "--seed", min=0, help="Deal from this seed (the game can be replayed)."
+            None,
+            "--seed",
+            min=0,
+            max=2**64 - 1,
+            help="Deal from this seed (the game can be replayed).",
         ),
         deck: Path | None = typer.Option(
             None, "--deck", help="Deal this stacked deck: a file of 52 card names (10H JS …)."

@@ -152,6 +152,8 @@ class GameConfig:
             raise ConfigError("err.seats")
         if self.seed is not None and self.deck is not None:
             raise ValueError("give a seed or a deck, not both")
+        if self.seed is not None and not 0 <= self.seed < 2**64:
+            raise ValueError(f"a seed is a whole number from 0 to 2**64-1, not {self.seed}")
         seen_names: set[str] = set()
         used: dict[str, str] = {}
         for i, seat in enumerate(self.seats, 1):
