@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import ipaddress
 import logging
 import os
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import fields
 from functools import partial
@@ -29,8 +31,10 @@ from slapjack.core import SlapjackError, parse_deck
 from slapjack.store import StoreError, open_store
 from slapjack.store.base import Store
 
+from .clocksync import TCP_INFO_SIZE, parse_tcp_info
 from .connection import Conn
 from .lobby import Lobby
+from .metrics import METRICS
 from .models import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
@@ -102,12 +106,14 @@ def create_app(
         lobby = Lobby(st, factory, timing=timing)
         state["lobby"] = lobby
         app.state.lobby = lobby
+        watcher = asyncio.create_task(METRICS.watch_loop())
         resumed = await lobby.resume()
         if resumed:
             log.info("resumed %d live room(s)", resumed)
         try:
             yield
         finally:
+            watcher.cancel()
             await lobby.shutdown()
             if own:
                 await st.close()
@@ -239,6 +245,16 @@ def create_app(
         svg = buf.getvalue().decode()
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
+    @app.get("/api/metrics")
+    async def metrics(reset: bool = False) -> dict[str, Any]:
+        lb = lobby()
+        out = METRICS.to_dict()
+        out["rooms"] = len(lb.rooms)
+        out["connections"] = sum(len(room.conns) for room in lb.rooms.values())
+        if reset:
+            METRICS.reset()
+        return out
+
     # ------------------------------------------------------------- history
 
     @app.get("/api/games", response_model=None)
@@ -354,6 +370,28 @@ async def _pinger(room: Room, conn: Conn) -> None:
         delay = PING_FIRST_S if ping_id < 5 else PING_EVERY_S
 
 
+def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
+    """The kernel's round-trip estimate for this client's TCP connection (Linux
+    ``TCP_INFO``), for the fair referee: a client can hold back its pongs, not
+    its TCP acknowledgements. ``None`` where it would not measure the client:
+    a loopback or proxied peer (the TCP connection ends at the proxy), no socket
+    (tests over ASGI), or another OS."""
+    client = ws.client
+    if client is None or ws.headers.get("x-forwarded-for") or ws.headers.get("forwarded"):
+        return None
+    try:
+        if ipaddress.ip_address(client.host).is_loopback:
+            return None
+        owner = getattr(ws._receive, "__self__", None)  # uvicorn's protocol object
+        transport = getattr(owner, "transport", None)
+        sock = transport.get_extra_info("socket") if transport is not None else None
+        if sock is None or not hasattr(socket, "TCP_INFO"):
+            return None
+        return parse_tcp_info(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_SIZE))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 async def serve_socket(room: Room, ws: WebSocket) -> None:
     """Read one client's frames until it leaves; check each at the edge."""
     conn = Conn(ws)
@@ -392,6 +430,9 @@ async def serve_socket(room: Room, ws: WebSocket) -> None:
                 continue
             if isinstance(msg, Pong):
                 room.on_pong(conn, msg, at)
+                rtt = tcp_rtt(ws)
+                if rtt is not None:
+                    room.on_transport_rtt(conn, rtt, at)
                 continue
             room.submit(partial(room.handle, conn, msg, at))
     except WebSocketDisconnect:

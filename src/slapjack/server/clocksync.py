@@ -26,6 +26,7 @@ make it slower without delaying all its packets, its slaps included.
 from __future__ import annotations
 
 import math
+import struct
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,29 @@ MAX_OUTSTANDING: Final = 32
 """Pings remembered while waiting for their pong (older ones are forgotten)."""
 MAX_RTT_MS: Final = 10_000.0
 """A pong later than this is no measurement of a network (dropped)."""
+
+
+_TCPI_RTT_OFFSET: Final = 8 + 15 * 4
+"""``struct tcp_info`` (Linux): 8 one-byte fields, then ``tcpi_rto`` … ``tcpi_rtt`` is the 16th u32."""
+_TCPI_MIN_RTT_OFFSET: Final = 148
+TCP_INFO_SIZE: Final = 152
+"""Bytes to ask ``getsockopt(IPPROTO_TCP, TCP_INFO, …)`` for (up to ``tcpi_min_rtt``)."""
+
+
+def parse_tcp_info(buf: bytes) -> tuple[float, float, float | None] | None:
+    """``(srtt_ms, rttvar_ms, min_rtt_ms)`` from a Linux ``struct tcp_info``, or ``None``
+    if the buffer is too short or holds no estimate yet. (Pure: the server reads
+    the bytes with ``getsockopt``.)"""
+    if len(buf) < _TCPI_RTT_OFFSET + 8:
+        return None
+    rtt_us, rttvar_us = struct.unpack_from("<II", buf, _TCPI_RTT_OFFSET)
+    if rtt_us == 0:
+        return None
+    min_rtt: float | None = None
+    if len(buf) >= _TCPI_MIN_RTT_OFFSET + 4:
+        raw = struct.unpack_from("<I", buf, _TCPI_MIN_RTT_OFFSET)[0]
+        min_rtt = raw / 1000.0 if 0 < raw < 0xFFFFFFFF else None
+    return rtt_us / 1000.0, rttvar_us / 1000.0, min_rtt
 
 
 class ClockSyncError(ValueError):

@@ -58,6 +58,18 @@ class Referee(Protocol):
         """``seat``'s connection closed (its timing history may be dropped)."""
         ...
 
+    def on_transport_rtt(
+        self,
+        seat: int,
+        srtt_ms: float,
+        rttvar_ms: float,
+        min_rtt_ms: float | None,
+        now_ms: float,
+    ) -> None:
+        """The kernel's TCP round-trip estimate for ``seat``'s connection (Linux
+        ``TCP_INFO``; read by the server after each pong where it terminates TCP)."""
+        ...
+
     def bound_reaction(
         self,
         seat: int,
@@ -94,6 +106,16 @@ class ArrivalReferee:
         self._sent[seat] = (flip_id, now_ms)
 
     def on_disconnect(self, seat: int) -> None:
+        return None
+
+    def on_transport_rtt(
+        self,
+        seat: int,
+        srtt_ms: float,
+        rttvar_ms: float,
+        min_rtt_ms: float | None,
+        now_ms: float,
+    ) -> None:
         return None
 
     def bound_reaction(

@@ -53,6 +53,7 @@ from slapjack.store.base import RoomState, Store, hash_token, token_matches
 
 from .bots import make_bot
 from .connection import Conn
+from .metrics import METRICS
 from .models import (
     CallMsg,
     CreateRoom,
@@ -191,7 +192,7 @@ class Room:
         self.table: Table | None = None
         self.game_no = 0
         self.conns: set[Conn] = set()
-        self._queue: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any] | None]] = (
+        self._queue: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any] | None, float]] = (
             asyncio.Queue()
         )
         self._task: asyncio.Task[None] | None = None
@@ -306,8 +307,11 @@ class Room:
             conn.close(1001, "server shutting down")
 
     async def run(self) -> None:
+        metrics = METRICS
         while True:
-            fn, fut = await self._queue.get()
+            fn, fut, queued = await self._queue.get()
+            metrics.inputs += 1
+            metrics.queue_lag_ms.append((time.perf_counter() - queued) * 1000.0)
             try:
                 result = fn()
             except Exception as exc:
@@ -319,7 +323,9 @@ class Room:
                 if fut is not None and not fut.done():
                     fut.set_result(result)
             if self._ops:
+                started = time.perf_counter()
                 await self._write_ops()
+                metrics.write_ms.append((time.perf_counter() - started) * 1000.0)
             self._flush()
             if self.status == "closed":
                 self._finish_close()
@@ -327,12 +333,12 @@ class Room:
 
     def submit(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` to run in the room task."""
-        self._queue.put_nowait((fn, None))
+        self._queue.put_nowait((fn, None, time.perf_counter()))
 
     async def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` in the room task and return its result (or raise its error)."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((fn, fut))
+        self._queue.put_nowait((fn, fut, time.perf_counter()))
         return await fut
 
     async def _write_ops(self) -> None:
@@ -349,6 +355,7 @@ class Room:
             now = self._clock()
             for s in range(len(self.seats)):
                 self.referee.on_card_sent(s, out.card_sent, now)
+        METRICS.frames += len(out.frames)
         for conn, text in out.frames:
             conn.send(text)
 
@@ -536,6 +543,13 @@ class Room:
     def on_pong(self, conn: Conn, msg: Pong, at: float) -> None:
         if conn.seat is not None:
             self.referee.on_pong(conn.seat, msg.id, msg.client_time, at)
+
+    def on_transport_rtt(
+        self, conn: Conn, rtt: tuple[float, float, float | None], at: float
+    ) -> None:
+        """The kernel's RTT estimate for ``conn`` (``TCP_INFO``) for the referee."""
+        if conn.seat is not None:
+            self.referee.on_transport_rtt(conn.seat, rtt[0], rtt[1], rtt[2], at)
 
     def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
         if conn.seat is not None:
