@@ -205,6 +205,9 @@ def test_a_spectator_sees_the_table_but_cannot_play(
     watcher = pages.page()
     open_page(watcher, f"/r/{code}?watch=1")
     watcher.locator("#spectating").wait_for(state="visible")
+    # The player sees that someone is watching.
+    player.locator("#watchers").wait_for(state="visible")
+    assert player.locator("#watchers").text_content() == "1 watching"
     watcher.locator("#table .seat").nth(3).wait_for()
     assert watcher.locator("#controls").is_hidden()
     assert watcher.locator("#table .seat.me").count() == 0

@@ -290,6 +290,9 @@ function renderAll() {
   const waiting = status === "waiting" || !view;
   renderWaiting(waiting);
   renderClock(room);
+  const watching = room ? room.spectators || 0 : 0;
+  $("watchers").hidden = watching === 0;
+  $("watchers").textContent = t("room.watchers", { n: watching, count: watching });
   $("controls").hidden = !seated || waiting;
   if (status === "closed") showStatus(t("room.closed"), true);
   if (waiting || !state.table) return;
