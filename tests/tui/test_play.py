@@ -180,3 +180,39 @@ async def test_hot_seat_two_humans_race_with_their_own_keys() -> None:
         won = [e for e in c.state.log if isinstance(e, RaceWon)]
         assert won == [RaceWon(1, 2, ((1, 240.0), (0, 250.0)))]
         assert "Ben 240 ms · Anna 250 ms" in screen_text(app)
+
+
+async def test_real_timers_play_a_game_to_the_end_screen() -> None:
+    """The real clock and Textual timers, made fast: idle flips for Anna, bots
+    flipping and slapping, windows closing, until the end screen."""
+    import asyncio
+    import time
+
+    from slapjack.tui import SlapjackApp, Timing
+    from slapjack.tui.screens.end import EndScreen
+
+    timing = Timing(
+        slap_window_ms=15,
+        jack_timeout_ms=60,
+        irish_timeout_ms=60,
+        grace_ms=5,
+        call_window_ms=10,
+        turn_ms=10,
+        pause_ms=0,
+    )
+    seats = [human(0, "Anna"), _bot("Ben"), _bot("Carla", "pro")]
+    bots = {"casual": ScriptedBot(jack_ms=5, flip_ms=1), "pro": ScriptedBot(jack_ms=8, flip_ms=1)}
+    cfg = config(seats, deck("5C"), timing=timing)
+    app = SlapjackApp(
+        cfg, lang="en", bot_factory=lambda level, seed: bots[level], skip_setup=True, tick_s=0.05
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        deadline = time.monotonic() + 60
+        while not isinstance(app.screen, EndScreen):
+            assert time.monotonic() < deadline, "no end in 60 s"
+            await asyncio.sleep(0.05)
+        c = ctl(app)
+        assert c.game.over and c.game.winners == (1,)  # Ben is fastest on every Jack
+        c.game.check_invariant()
+        assert Note("idle_flip", (("seat", 0),)) in c.state.log
+        await pilot.pause()
