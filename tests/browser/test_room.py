@@ -376,3 +376,52 @@ def test_an_unknown_room_says_so(server: Server, pages: Pages) -> None:
     page.wait_for_url("**/r/ZZZZZZ")
     page.locator("#missing").wait_for(state="visible")
     assert page.locator("#game").is_hidden()
+
+
+def test_the_page_speaks_the_protocol(server: Server, pages: Pages) -> None:
+    """Frames on the wire: hello first, every ping answered by a pong at once, and a
+    slap carrying its flip_id, both stamps and reaction_ms = input_at - shown_at."""
+    import json
+
+    page = pages.page()
+    sent: list[tuple[float, dict[str, Any]]] = []
+    received: list[tuple[float, dict[str, Any]]] = []
+
+    def on_socket(ws: Any) -> None:
+        ws.on("framesent", lambda f: sent.append((time.monotonic(), json.loads(f))))
+        ws.on("framereceived", lambda f: received.append((time.monotonic(), json.loads(f))))
+
+    page.on("websocket", on_socket)
+    open_page(page, "/")
+    page.locator("#name").fill("Otto")
+    page.locator("#play-now").click()
+    page.wait_for_url("**/r/*")
+    wait_for(lambda: table_state(page)["myTurn"], timeout=20)
+    page.keyboard.press("Space")
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= 1)
+    page.wait_for_timeout(200)
+    page.keyboard.press("j")
+    wait_for(lambda: any(m["type"] == "slap" for _, m in sent))
+    wait_for(lambda: sum(m["type"] == "ping" for _, m in received) >= 3, timeout=10)
+    page.wait_for_timeout(100)
+
+    assert sent[0][1]["type"] == "hello" and sent[0][1]["v"] == 1
+    token = sent[0][1]["token"]
+    assert isinstance(token, str) and token
+    pongs = {m["id"]: at for at, m in sent if m["type"] == "pong"}
+    for at, ping in ((at, m) for at, m in received if m["type"] == "ping"):
+        assert ping["id"] in pongs, ping
+        assert pongs[ping["id"]] - at < 0.5
+    flips = [m for _, m in sent if m["type"] == "flip"]
+    assert flips and flips[0] == {"v": 1, "type": "flip", "token": token, "flip_id": 0}
+    slap = next(m for _, m in sent if m["type"] == "slap")
+    assert slap["token"] == token and slap["call"] is False
+    assert slap["flip_id"] >= 1
+    assert slap["input_at"] >= slap["shown_at"] > 0
+    assert abs(slap["reaction_ms"] - (slap["input_at"] - slap["shown_at"])) < 0.01
+    # The views the page got list face-up centre cards only; stacks are counts.
+    views = [m["view"] for _, m in received if m["type"] == "update" and m["view"]]
+    assert views
+    for view in views:
+        assert all(isinstance(n, int) for n in view["stacks"])
+        assert len(view["centre_top"]) <= view["centre_size"] - view["centre_face_down"]
