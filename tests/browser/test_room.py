@@ -425,3 +425,34 @@ def test_the_page_speaks_the_protocol(server: Server, pages: Pages) -> None:
     for view in views:
         assert all(isinstance(n, int) for n in view["stacks"])
         assert len(view["centre_top"]) <= view["centre_size"] - view["centre_face_down"]
+
+
+def test_keyboard_alone_from_the_lobby_to_a_flip(server: Server, pages: Pages) -> None:
+    page = pages.page()
+    open_page(page, "/")
+    # Tab through the page: the skip link comes first, focus is always visible.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    for _ in range(15):
+        if page.evaluate("document.activeElement.id") == "name":
+            break
+        page.keyboard.press("Tab")
+        outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline != "none", page.evaluate("document.activeElement.outerHTML")
+    assert page.evaluate("document.activeElement.id") == "name"
+    page.keyboard.type("Paula")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/r/*")
+    page.locator("#table .seat").nth(3).wait_for()
+    wait_for(lambda: table_state(page)["myTurn"], timeout=20)
+    page.keyboard.press("Space")
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= 1)
+    # The pile itself is reachable with Tab and slaps with Enter.
+    for _ in range(30):
+        if page.evaluate("document.activeElement.classList.contains('pile')"):
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "button"
+    wait_for(lambda: table_state(page)["top"] is not None)
+    page.keyboard.press("Enter")
+    wait_for(lambda: "You slapped" in page.locator("#my-result").inner_text(), timeout=5)
