@@ -337,6 +337,7 @@ def test_keys_can_be_rebound_and_flips_are_announced(server: Server, pages: Page
     # The aria-live region says what was turned up.
     wait_for(lambda: "turns up" in (page.locator("#live").text_content() or ""))
     # Reduced motion: the card lands without an animation.
+    wait_for(lambda: table_state(page)["top"] is not None)
     duration = page.locator("#table .pile .card.top").evaluate(
         "el => parseFloat(getComputedStyle(el).animationDuration)"
     )
