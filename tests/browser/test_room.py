@@ -180,8 +180,15 @@ def test_reopening_the_link_reconnects_to_the_seat(server: Server, pages: Pages)
     url = page.url
     wait_for(lambda: table_state(page)["flip"] is not None)
     page.close()
+    # The lobby lists the table under "Your tables"; its link leads back to the seat.
     again = pages.page(ctx)
-    open_page(again, url)
+    open_page(again, "/")
+    code = url.rsplit("/", 1)[1]
+    mine = again.locator(f'#my-rooms li[data-code="{code}"]')
+    mine.wait_for()
+    assert "Dora" in mine.inner_text()
+    mine.get_by_role("link", name="Back to my seat").click()
+    again.wait_for_url(f"**/r/{code}")
     again.locator("#table .seat.me").wait_for()
     assert again.locator("#join").is_hidden()
     assert again.locator("#table .seat.me .who").inner_text() == "Dora"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from pathlib import Path
 
 import pytest
 
 from slapjack.core import PRESETS, option_choices
 from slapjack.core.rules import MAX_TIME_LIMIT_S, OPTION_NAMES, SLAPJACK_ONLY
-from slapjack.server.models import BOT_LEVELS, MAX_SEATS
+from slapjack.server.models import BOT_LEVELS, MAX_SEATS, RoomInfo
 from slapjack.web import PAGES, STATIC_DIR
 
 I18N = STATIC_DIR / "i18n"
@@ -109,6 +110,9 @@ def test_key_families_built_at_run_time_are_complete(lang: str) -> None:
     need |= {f"party.corner.{i}" for i in range(4)}
     need |= {f"keys.{a}" for a in ("flip", "slap", "call")}
     need |= {f"lang.{code}" for code in ("en", "de")}
+    statuses = typing.get_args(RoomInfo.model_fields["status"].annotation)
+    assert "playing" in statuses
+    need |= {f"room.status.{status}" for status in statuses}
     missing = sorted(need - set(table))
     assert not missing, missing
 

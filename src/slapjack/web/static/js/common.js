@@ -100,8 +100,20 @@ export function seatFor(code) {
 export function saveSeat(joined) {
   localStorage.setItem(
     `slapjack.seat.${joined.code}`,
-    JSON.stringify({ token: joined.token, seat: joined.seat, name: joined.name }),
+    JSON.stringify({ token: joined.token, seat: joined.seat, name: joined.name, at: Date.now() }),
   );
+}
+
+/** Every room this browser holds a seat in, newest first: [{code, name, seat, at}]. */
+export function mySeats() {
+  const out = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key || !key.startsWith("slapjack.seat.")) continue;
+    const seat = seatFor(key.slice("slapjack.seat.".length));
+    if (seat && seat.token) out.push({ ...seat, code: key.slice("slapjack.seat.".length) });
+  }
+  return out.sort((a, b) => (b.at || 0) - (a.at || 0));
 }
 
 export function forgetSeat(code) {

@@ -1,6 +1,18 @@
 // The lobby (/): Play now, create a room with every option, open tables, join by code.
 
-import { api, h, savedName, saveName, saveSeat, showError, startPage } from "./common.js";
+import {
+  ApiError,
+  api,
+  fill,
+  forgetSeat,
+  h,
+  mySeats,
+  savedName,
+  saveName,
+  saveSeat,
+  showError,
+  startPage,
+} from "./common.js";
 import { cardFace } from "./cards.js";
 import { t } from "./i18n.js";
 import { loadOptions } from "./options.js";
@@ -44,6 +56,41 @@ async function main() {
     renderRooms(lastRooms);
   });
   pollRooms();
+  showMyTables();
+}
+
+/** Rooms this browser holds a seat in and that are still open: back to your seat. */
+async function showMyTables() {
+  const items = [];
+  for (const mine of mySeats().slice(0, 8)) {
+    let info;
+    try {
+      info = await api(`/api/rooms/${encodeURIComponent(mine.code)}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) forgetSeat(mine.code);
+      continue;
+    }
+    if (info.status === "closed") continue;
+    items.push(
+      h(
+        "li",
+        { dataset: { code: mine.code } },
+        h(
+          "div",
+          {},
+          h("div", { class: "room-title" }, info.name || t("room.unnamed", { code: mine.code })),
+          h(
+            "div",
+            { class: "room-meta" },
+            `${t(`game.${info.game}`)} · ${t(`room.status.${info.status}`)} · ${mine.name || ""}`,
+          ),
+        ),
+        h("a", { class: "btn small primary", href: `/r/${encodeURIComponent(mine.code)}` }, t("lobby.back_to_seat")),
+      ),
+    );
+  }
+  fill($("my-rooms"), items);
+  $("mine").hidden = items.length === 0;
 }
 
 function myName() {
