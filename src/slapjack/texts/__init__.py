@@ -84,7 +84,9 @@ ALL_DECISIONS: Final = (
     "last_card_safe",
     "first_out_tie",
     "referee",
+    "referee_irish",
     "anticipation",
+    "anticipation_irish",
     "idle",
 )
 """Every decision key, in the order the texts present them."""
@@ -287,7 +289,11 @@ def decisions_for(rules: Rules) -> list[str]:
         elif rules.wrong_slap is WrongSlap.PAY_PLAYER:
             keys.append("owed_to_out")
         keys.append("pile_returned")
-    keys += ["referee", "anticipation", "idle"]
+    if rules.is_irish:
+        keys += ["referee_irish", "anticipation_irish"]
+    else:
+        keys += ["referee", "anticipation"]
+    keys.append("idle")
     return keys
 
 

@@ -318,17 +318,33 @@ CATALOG = Catalog(
             "Tastendruck oder Tippen. Der Tisch vergleicht diese Reaktionszeiten, nachdem "
             "er jede Angabe an dem geprüft hat, was er von deiner Verbindung sieht. Eine "
             "langsame Leitung kostet dich also nichts, und ein manipuliertes Gerät gewinnt "
-            "so gut wie nichts. Die kleinste Reaktionszeit ist die schnellste; bei Irish "
-            "Snap ist die größte die letzte.",
+            "so gut wie nichts. Die kleinste Reaktionszeit gewinnt.",
+        ),
+        "referee_irish": Decision(
+            "Die langsamste Hand, nicht die langsamste Leitung",
+            "Über ein Netzwerk kommt nicht immer der Schlag zuletzt beim Server an, der "
+            "zuletzt ausgeführt wurde. Darum misst dein eigenes Gerät deine Reaktionszeit: "
+            "die Zeit vom Erscheinen der Karte auf deinem Bildschirm bis zu deinem "
+            "Tastendruck oder Tippen. Der Tisch vergleicht diese Reaktionszeiten, nachdem "
+            "er jede Angabe an dem geprüft hat, was er von deiner Verbindung sieht. Eine "
+            "langsame Leitung macht dich also nicht zum Letzten, und ein manipuliertes "
+            "Gerät gewinnt so gut wie nichts. Die größte Reaktionszeit ist die letzte.",
         ),
         "anticipation": Decision(
             "Raten lohnt sich nicht",
             "Niemand reagiert wirklich schneller als in etwa einer Zehntelsekunde auf eine "
             "Karte. Ein Schlag, der weniger als 100 ms nach dem Erscheinen der Karte kommt, "
             "gilt als geraten, wie ein Fehlstart beim Sprint: Er zählt hinter jeder echten "
-            "Reaktion, kann also keinen Buben gewinnen und gilt bei einem Treffer in Irish "
-            "Snap als später als jeder echte Schlag. (100 ms ist die Voreinstellung; ein "
-            "Tisch kann eine andere Grenze festlegen.)",
+            "Reaktion und kann also keinen Buben gewinnen. (100 ms ist die Voreinstellung; "
+            "ein Tisch kann eine andere Grenze festlegen.)",
+        ),
+        "anticipation_irish": Decision(
+            "Raten lohnt sich nicht",
+            "Niemand reagiert wirklich schneller als in etwa einer Zehntelsekunde auf eine "
+            "Karte. Ein Schlag, der weniger als 100 ms nach dem Erscheinen der Karte kommt, "
+            "gilt als geraten, wie ein Fehlstart beim Sprint: Bei einem Treffer zählt er "
+            "als später als jeder echte Schlag. (100 ms ist die Voreinstellung; ein Tisch "
+            "kann eine andere Grenze festlegen.)",
         ),
         "idle": Decision(
             "Wer nicht aufdeckt",

@@ -296,15 +296,29 @@ CATALOG = Catalog(
             "from the moment the card appeared on your screen to your key press or tap. "
             "The table compares these reaction times, after checking each claim against "
             "what it saw of your connection, so a slow line costs you nothing and a "
-            "tampered device gains next to nothing. The smallest reaction time is the "
-            "fastest; in Irish Snap the largest is the last.",
+            "tampered device gains next to nothing. The smallest reaction time wins.",
+        ),
+        "referee_irish": Decision(
+            "The slowest hand, not the slowest connection",
+            "Over a network the slap that reaches the server last is not always the slap "
+            "that was made last. So your own device measures your reaction: the time "
+            "from the moment the card appeared on your screen to your key press or tap. "
+            "The table compares these reaction times, after checking each claim against "
+            "what it saw of your connection, so a slow line does not make you last and a "
+            "tampered device gains next to nothing. The largest reaction time is the last.",
         ),
         "anticipation": Decision(
             "Guessing does not pay",
             "Nobody truly reacts to a card in less than about a tenth of a second. A slap "
             "that comes less than 100 ms after the card appeared counts as a guess, like "
             "a false start in a sprint: it ranks behind every real reaction, so it cannot "
-            "win a Jack, and at an Irish Snap match it counts as later than every real "
+            "win a Jack. (100 ms is the default; a table may set another limit.)",
+        ),
+        "anticipation_irish": Decision(
+            "Guessing does not pay",
+            "Nobody truly reacts to a card in less than about a tenth of a second. A slap "
+            "that comes less than 100 ms after the card appeared counts as a guess, like "
+            "a false start in a sprint: at a match it counts as later than every real "
             "slap. (100 ms is the default; a table may set another limit.)",
         ),
         "idle": Decision(
