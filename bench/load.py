@@ -166,9 +166,11 @@ class Player:
 
 
 def start_server(
-    data_dir: Path, referee: str, database_url: str | None = None
+    data_dir: Path, referee: str, database_url: str | None = None, write_behind: bool = False
 ) -> tuple[subprocess.Popen[str], str]:
     extra = ["--database-url", database_url] if database_url else []
+    if write_behind:
+        extra.append("--write-behind")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -229,7 +231,11 @@ def pct(values: list[float], q: float) -> float:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = Path(tempfile.mkdtemp(prefix="slapjack-load-"))
-    proc, url = start_server(data_dir, args.referee, args.database_url)
+    if args.url:
+        proc, url = None, args.url.rstrip("/")
+    else:
+        proc, url = start_server(data_dir, args.referee, args.database_url, args.write_behind)
+    pid = int(httpx.get(f"{url}/api/metrics").json()["pid"])
     ws_url = url.replace("http://", "ws://")
     stats = Stats()
     rng = random.Random(args.seed)
@@ -265,12 +271,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 print(f"  {stats.connected} players connected", file=sys.stderr)
         await asyncio.sleep(args.settle)
         ramp_s = time.perf_counter() - t_ramp
-        cpu0, t0 = proc_cpu_seconds(proc.pid), time.perf_counter()
+        cpu0, t0 = proc_cpu_seconds(pid), time.perf_counter()
+        me0 = proc_cpu_seconds(os.getpid())
+        httpx.get(f"{url}/api/metrics", params={"reset": True})
         stats.measuring = True
         await asyncio.sleep(args.seconds)
         stats.measuring = False
-        cpu1, t1 = proc_cpu_seconds(proc.pid), time.perf_counter()
-        rss, hwm = proc_memory_mb(proc.pid)
+        cpu1, t1 = proc_cpu_seconds(pid), time.perf_counter()
+        me1 = proc_cpu_seconds(os.getpid())
+        rss, hwm = proc_memory_mb(pid)
+        server_metrics = httpx.get(f"{url}/api/metrics", timeout=30).json()
         wall = t1 - t0
         if os.environ.get("LOAD_DEBUG"):
             print(sorted(stats.delays)[-40:], file=sys.stderr)
@@ -293,6 +303,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "errors": stats.errors,
             "server_cpu_pct": round(100.0 * (cpu1 - cpu0) / wall, 1),
             "server_rss_mb": round(rss, 1),
+            "generator_cpu_pct": round(100.0 * (me1 - me0) / wall, 1),
+            "load_average": os.getloadavg()[0],
+            "server": server_metrics,
             "server_peak_rss_mb": round(hwm, 1),
         }
         return result
@@ -300,11 +313,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
@@ -322,6 +336,10 @@ def main() -> None:
     )
     parser.add_argument("--referee", choices=["fair", "arrival"], default="arrival")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--write-behind", action="store_true", help="run the server with --write-behind"
+    )
+    parser.add_argument("--url", default=None, help="use a running server (same machine)")
     parser.add_argument(
         "--database-url", default=None, help="passed to slapjack serve (default: SQLite file)"
     )

@@ -35,6 +35,14 @@ def serve(
         typer.Option(help="fair or arrival (default: fair when available, else arrival)."),
     ] = None,
     log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "info",
+    write_behind: Annotated[
+        bool,
+        typer.Option(
+            "--write-behind",
+            help="Send frames before their actions are stored (lower latency; "
+            "kill -9 may lose the last milliseconds of play).",
+        ),
+    ] = False,
 ) -> None:
     """Start the web game and print its address."""
     import asyncio
@@ -52,7 +60,12 @@ def serve(
     )
     if database_url is None:
         data_dir.mkdir(parents=True, exist_ok=True)
-    app = create_app(data_dir=data_dir, database_url=database_url, referee=referee)
+    app = create_app(
+        data_dir=data_dir,
+        database_url=database_url,
+        referee=referee,
+        write_ahead=not write_behind,
+    )
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

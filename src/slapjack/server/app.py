@@ -89,11 +89,16 @@ def create_app(
     timing: RoomTiming | None = None,
     test_hooks: bool | None = None,
     static_dir: Path | None = None,
+    write_ahead: bool = True,
 ) -> FastAPI:
     """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
     records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
     ``timing`` sets room timers; ``test_hooks`` enables ``/api/test/rooms``
-    (also with the environment variable ``SLAPJACK_TEST_HOOKS=1``)."""
+    (also with the environment variable ``SLAPJACK_TEST_HOOKS=1``).
+    ``write_ahead``: a room stores each input's actions before sending its
+    frames (a restart shows exactly what players saw); ``False`` sends first
+    and stores right after (lower latency; a ``kill -9`` may lose the last
+    few milliseconds of play)."""
     factory: RefereeFactory = referee_factory(referee)
     hooks = test_hooks if test_hooks is not None else os.environ.get(TEST_HOOKS_ENV) == "1"
     static = static_dir or STATIC_DIR
@@ -103,10 +108,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own = store is None
         st = store if store is not None else await open_store(database_url, data_dir)
-        lobby = Lobby(st, factory, timing=timing)
+        lobby = Lobby(st, factory, timing=timing, write_ahead=write_ahead)
         state["lobby"] = lobby
         app.state.lobby = lobby
         watcher = asyncio.create_task(METRICS.watch_loop())
+        METRICS.watch_gc()
         resumed = await lobby.resume()
         if resumed:
             log.info("resumed %d live room(s)", resumed)
@@ -249,6 +255,7 @@ def create_app(
     async def metrics(reset: bool = False) -> dict[str, Any]:
         lb = lobby()
         out = METRICS.to_dict()
+        out["pid"] = os.getpid()
         out["rooms"] = len(lb.rooms)
         out["connections"] = sum(len(room.conns) for room in lb.rooms.values())
         if reset:

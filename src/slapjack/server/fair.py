@@ -56,7 +56,7 @@ class FairConfig:
     unknown_rtt_ms: float = 300.0
     """Allowance for a seat with no measurement yet."""
     slack_min_ms: float = 8.0
-    slack_max_ms: float = 40.0
+    slack_max_ms: float = 60.0
     spread_cap_ms: float = 250.0
     """A trusted allowance is at most the seat's fastest round trip plus this."""
     held_spread_cap_ms: float = 30.0
@@ -70,13 +70,15 @@ class FairConfig:
     """Fewest slaps before their own spread is used to scale the evidence."""
     suspect_tol_ms: float = 8.0
     """Pings slower than the TCP estimate by more than this (plus its variation) are held back."""
-    cusum_drift: float = 2.0
+    cusum_drift: float = 3.0
     """Evidence per slap (in spreads above the seat's fast round trips) an honest seat stays under."""
     cusum_clip: float = 6.0
     """One slap counts at most this much evidence (a single network hiccup is no proof)."""
     cusum_limit: float = 8.0
     """A seat is held once its accumulated evidence passes this (released below half of it)."""
     scale_min_ms: float = 3.0
+    reference_pings: int = 16
+    """The evidence compares slaps with the fastest of this many recent pings."""
     false_start_ms: float = 5000.0
     """A false start ranks as this plus its bounded reaction (after every real one)."""
     use_stamps: bool = True
@@ -108,6 +110,8 @@ class FairConfig:
             raise ValueError("resolution_ms must be > 0")
         if self.slack_min_ms > self.slack_max_ms or self.window_min_ms > self.window_cap_ms:
             raise ValueError("a minimum is larger than its maximum")
+        if self.reference_pings < 1:
+            raise ValueError("reference_pings must be at least 1")
         if self.suspect_window < 1 or not 1 <= self.suspect_min <= self.suspect_window:
             raise ValueError("need 1 <= suspect_min <= suspect_window")
 
@@ -233,7 +237,7 @@ class FairReferee:
         if state.held:
             return self._tight(state, prof)
         high = prof.rtt_high
-        slack = min(max(0.5 * (high - prof.rtt_median), cfg.slack_min_ms), cfg.slack_max_ms)
+        slack = min(max(high - prof.rtt_median, cfg.slack_min_ms), cfg.slack_max_ms)
         allowance = min(high + slack, prof.rtt_min + cfg.spread_cap_ms)
         if transport is not None:
             allowance = min(allowance, transport.upper + cfg.transport_margin_ms)
@@ -336,8 +340,9 @@ class FairReferee:
     def _suspect(self, state: SeatTiming, prof: NetworkProfile) -> bool:
         """Is this seat claiming faster than its network allows, or hiding its network?
 
-        Each slap's implied wire time is compared with the seat's fast round trips
-        (the 25 % quantile of its pings: delayed pongs barely move it), in units of
+        Each slap's implied wire time is compared with the seat's fastest recent
+        round trip (a client cannot make a ping faster than its network, and
+        randomly delayed pongs leave the fastest almost untouched), in units of
         the seat's spread (its pings' spread, or its slaps' if much smaller, so that
         noise added to one of them does not hide the other). The evidence adds up
         in a one-sided CUSUM: an honest seat drifts back to zero, a forger climbs
@@ -352,7 +357,6 @@ class FairReferee:
             and prof.rtt_median - transport.srtt_ms > cfg.suspect_tol_ms + transport.rttvar_ms
         ):
             return True  # clock-sync replies slower than the TCP connection: held back
-        pings = state.sync.rtts()
         scale = 1.4826 * prof.rtt_mad
         if len(state.wires) >= cfg.suspect_min:
             wires = sorted(state.wires)
@@ -362,7 +366,8 @@ class FairReferee:
         if transport is not None:
             scale = min(scale, 1.5 * transport.rttvar_ms)
         scale = max(scale, cfg.scale_min_ms)
-        reference = quantile(pings, 0.25)
+        recent = [smp.rtt for smp in list(state.sync.samples)[-cfg.reference_pings :]]
+        reference = min(recent)
         if transport is not None:
             reference = min(reference, transport.srtt_ms)
         z = (state.wires[-1] - reference) / scale

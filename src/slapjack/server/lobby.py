@@ -39,7 +39,9 @@ class Lobby:
         *,
         timing: RoomTiming | None = None,
         clock: Callable[[], float] | None = None,
+        write_ahead: bool = True,
     ) -> None:
+        self.write_ahead = write_ahead
         self.store = store
         self.referee = referee
         self.timing = timing
@@ -73,6 +75,7 @@ class Lobby:
             clock=self.clock,
             on_close=self._closed,
         )
+        room.write_ahead = self.write_ahead
         self.rooms[code] = room
         room.start()
         return room
@@ -97,6 +100,7 @@ class Lobby:
             except Exception:
                 log.exception("room %s could not be resumed", code)
                 continue
+            room.write_ahead = self.write_ahead
             self.rooms[room.code] = room
             room.start()
             count += 1

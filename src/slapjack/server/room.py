@@ -30,6 +30,7 @@ import json
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
@@ -200,6 +201,10 @@ class Room:
         self._bots: dict[int, Bot] = {}
         self._bot_handles: list[asyncio.TimerHandle] = []
         self._ops: list[StoreOp] = []
+        self.write_ahead = True
+        """Store an input's actions before its frames go out (else right after)."""
+        self._behind: deque[StoreOp] = deque()
+        self._writer: asyncio.Task[None] | None = None
         self._out = _Outbox()
         self._persisted = 0
         self._stored = False
@@ -303,6 +308,9 @@ class Room:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self._writer is not None and not self._writer.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._writer, 10)
         for conn in list(self.conns):
             conn.close(1001, "server shutting down")
 
@@ -323,9 +331,15 @@ class Room:
                 if fut is not None and not fut.done():
                     fut.set_result(result)
             if self._ops:
-                started = time.perf_counter()
-                await self._write_ops()
-                metrics.write_ms.append((time.perf_counter() - started) * 1000.0)
+                if self.write_ahead:
+                    started = time.perf_counter()
+                    await self._write_ops()
+                    metrics.write_ms.append((time.perf_counter() - started) * 1000.0)
+                else:
+                    self._behind.extend(self._ops)
+                    self._ops = []
+                    if self._writer is None or self._writer.done():
+                        self._writer = asyncio.create_task(self._write_behind())
             self._flush()
             if self.status == "closed":
                 self._finish_close()
@@ -340,6 +354,17 @@ class Room:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((fn, fut, time.perf_counter()))
         return await fut
+
+    async def _write_behind(self) -> None:
+        """Write-behind mode: store the ops in order, after their frames went out."""
+        while self._behind:
+            op = self._behind.popleft()
+            started = time.perf_counter()
+            try:
+                await op()
+            except Exception:
+                log.exception("room %s: store write failed", self.code)
+            METRICS.write_ms.append((time.perf_counter() - started) * 1000.0)
 
     async def _write_ops(self) -> None:
         ops, self._ops = self._ops, []

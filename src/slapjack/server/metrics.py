@@ -1,0 +1,81 @@
+"""Server health figures for ``GET /api/metrics`` (and ``bench/load.py``).
+
+Recent samples of: how long an input waited in its room's queue, how long a
+room waited for its store writes, how late the event loop woke up; and counters
+of inputs handled and frames queued.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from collections import deque
+from typing import Any, Final
+
+SAMPLES: Final = 20_000
+
+
+def _summary(values: deque[float]) -> dict[str, float | int | None]:
+    if not values:
+        return {"n": 0, "p50": None, "p99": None, "max": None}
+    ordered = sorted(values)
+    n = len(ordered)
+    return {
+        "n": n,
+        "p50": round(ordered[n // 2], 3),
+        "p99": round(ordered[min(n - 1, int(n * 0.99))], 3),
+        "max": round(ordered[-1], 3),
+    }
+
+
+class Metrics:
+    """Process-wide figures (one server process, one event loop)."""
+
+    def __init__(self) -> None:
+        self.queue_lag_ms: deque[float] = deque(maxlen=SAMPLES)
+        self.write_ms: deque[float] = deque(maxlen=SAMPLES)
+        self.loop_lag_ms: deque[float] = deque(maxlen=SAMPLES)
+        self.gc_ms: deque[float] = deque(maxlen=SAMPLES)
+        self.inputs = 0
+        self.frames = 0
+        self._gc_start = 0.0
+
+    def watch_gc(self) -> None:
+        """Record how long each garbage collection pauses the process."""
+        if self._on_gc not in gc.callbacks:
+            gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        elif info.get("generation") == 2:
+            self.gc_ms.append((time.perf_counter() - self._gc_start) * 1000.0)
+
+    def reset(self) -> None:
+        self.queue_lag_ms.clear()
+        self.write_ms.clear()
+        self.loop_lag_ms.clear()
+        self.gc_ms.clear()
+        self.inputs = 0
+        self.frames = 0
+
+    async def watch_loop(self, every: float = 0.05) -> None:
+        """Sample how late ``asyncio.sleep`` wakes up (a blocked loop shows here)."""
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(every)
+            self.loop_lag_ms.append((time.perf_counter() - start - every) * 1000.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "inputs": self.inputs,
+            "frames": self.frames,
+            "queue_lag_ms": _summary(self.queue_lag_ms),
+            "write_ms": _summary(self.write_ms),
+            "loop_lag_ms": _summary(self.loop_lag_ms),
+            "gc2_ms": _summary(self.gc_ms),
+        }
+
+
+METRICS: Final = Metrics()
