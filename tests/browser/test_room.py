@@ -141,6 +141,12 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
     anna.keyboard.press("PageDown")
     assert anna.locator("#table .pile .card.top").count() == 1
     wait_for(lambda: anna.locator("#table").get_attribute("data-flip") == "2")
+    # Autoplay (P) steps on by itself; P again pauses.
+    before_play = anna.locator("#pos").inner_text()
+    anna.keyboard.press("p")
+    wait_for(lambda: anna.locator("#pos").inner_text() != before_play, timeout=5)
+    anna.keyboard.press("p")
+    assert anna.locator("#play").inner_text() == "Play"
     anna.keyboard.press("End")
     wait_for(lambda: "Time is up" in anna.locator("#step-events").inner_text())
     shot(anna, "replay-end")
@@ -464,3 +470,22 @@ def test_keyboard_alone_from_the_lobby_to_a_flip(server: Server, pages: Pages) -
     wait_for(lambda: table_state(page)["top"] is not None)
     page.keyboard.press("Enter")
     wait_for(lambda: "You slapped" in page.locator("#my-result").inner_text(), timeout=5)
+
+
+def test_leaving_the_seat_hands_it_to_a_bot(server: Server, pages: Pages) -> None:
+    page = pages.page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    open_page(page, "/")
+    page.locator("#name").fill("Quinn")
+    page.locator("#play-now").click()
+    page.wait_for_url("**/r/*")
+    page.locator("#table .seat.me").wait_for()
+    page.locator("#leave-btn").click()
+    page.locator("#spectating").wait_for(state="visible")
+    assert page.locator("#controls").is_hidden()
+    assert (
+        page.evaluate("Object.keys(localStorage).some(k => k.startsWith('slapjack.seat.'))")
+        is False
+    )
+    # Quinn's seat is played by a bot now: four bot tags round the table.
+    wait_for(lambda: page.locator("#table .seat .tag.bot").count() == 4)
