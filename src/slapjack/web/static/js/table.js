@@ -2,7 +2,7 @@
 // describe what happened. Shared by the room, party mode and the replay viewer.
 
 import { fill, h, median, reducedMotion } from "./common.js";
-import { cardBack, cardFace, rankLabel, shortCard, spokenCard } from "./cards.js";
+import { cardBack, cardFace, rankLabel, spokenCard } from "./cards.js";
 import { num, t } from "./i18n.js";
 
 /** A seat's name (or "Seat 3" if the view has none). */
@@ -486,4 +486,3 @@ function jitter(text, span) {
   return (x / 1009) * 2 * span - span;
 }
 
-export { shortCard };
