@@ -94,7 +94,9 @@ def flip_order(record: Record) -> list[str]:
 
 
 async def play_room(live: LiveServer, preset: str, *, spectate: bool = True) -> list[Client]:
-    code = await make_room(live, seats=3, preset=preset, seed=SHORT_SEEDS[preset])
+    code = await make_room(
+        live, seats=3, preset=preset, seed=SHORT_SEEDS[preset], timing={"rate_limit": 1000.0}
+    )
     seats = [await join(live, code, f"P{i}") for i in range(3)]
     clients = [Client(live.ws_url, code, s["token"]) for s in seats]
     for client in clients:

@@ -32,7 +32,7 @@ from slapjack.store import StoreError, open_store
 from slapjack.store.base import Store
 
 from .clocksync import TCP_INFO_SIZE, parse_tcp_info
-from .connection import Conn
+from .connection import Conn, RateLimit
 from .lobby import Lobby
 from .metrics import METRICS
 from .models import (
@@ -44,7 +44,7 @@ from .models import (
     PlayNow,
     Pong,
 )
-from .referee import RefereeFactory, referee_factory
+from .referee import RefereeFactory, TrustingReferee, referee_factory
 from .room import Room, RoomError, RoomSetup, RoomTiming
 
 log = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ class TestRoom(BaseModel):
     seed: int | None = None
     bot_seed: int | None = None
     timing: dict[str, float | str] = Field(default_factory=dict)
-    referee: Literal["fair", "arrival"] | None = None
+    referee: Literal["fair", "arrival", "trusting"] | None = None
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -334,7 +334,11 @@ def create_app(
         async def test_room(body: TestRoom) -> dict[str, str] | JSONResponse:
             try:
                 deck = tuple(parse_deck(body.deck)) if body.deck is not None else None
-                ref = referee_factory(body.referee) if body.referee else None
+                ref: RefereeFactory | None = None
+                if body.referee == "trusting":
+                    ref = TrustingReferee
+                elif body.referee:
+                    ref = referee_factory(body.referee)
             except (SlapjackError, ValueError) as exc:
                 return _error(422, "bad_request", str(exc))
             names = {f.name for f in fields(RoomTiming)}
@@ -402,6 +406,7 @@ def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
 async def serve_socket(room: Room, ws: WebSocket) -> None:
     """Read one client's frames until it leaves; check each at the edge."""
     conn = Conn(ws)
+    conn.limit = RateLimit(room.timing.rate_limit, room.timing.rate_limit)
     writer = asyncio.create_task(conn.writer())
     pinger = asyncio.create_task(_pinger(room, conn))
     try:

@@ -136,6 +136,22 @@ class ArrivalReferee:
         return self._window
 
 
+class TrustingReferee(ArrivalReferee):
+    """Takes every claimed reaction as it is. For tests only (a modified client
+    could claim anything): reachable only through the app's test hooks."""
+
+    def bound_reaction(
+        self,
+        seat: int,
+        flip_id: int,
+        claimed_ms: float,
+        shown_at: float | None,
+        input_at: float | None,
+        now_ms: float,
+    ) -> float:
+        return max(0.0, claimed_ms)
+
+
 RefereeFactory = Callable[[], Referee]
 
 

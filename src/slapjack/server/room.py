@@ -100,6 +100,8 @@ class RoomTiming:
     """Bots' flip delays are multiplied by this (tests use small values)."""
     turn_ms: float | None = None
     """Overrides the room's ``turn_seconds`` (tests only)."""
+    rate_limit: float = 30.0
+    """Frames a second one socket may send; beyond it the socket is closed (1008)."""
 
 
 @dataclass

@@ -1,0 +1,207 @@
+"""Room life: races by reaction time, reslap on a tie, disconnect grace and the
+covering bot, leave, start early, fixed tempo, time limit, rematch."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from slapjack.core import card_name
+
+from .conftest import Client, LiveServer, join, make_room
+from .test_play import autoplay
+
+
+def jack_first() -> list[str]:
+    deck = [card_name(c) for c in range(52)]
+    deck.remove("JS")
+    return ["JS", *deck]
+
+
+async def seated(live: LiveServer, code: str, names: list[str]) -> list[Client]:
+    clients = []
+    for name in names:
+        joined = await join(live, code, name)
+        client = Client(live.ws_url, code, joined["token"])
+        await client.connect()
+        clients.append(client)
+    return clients
+
+
+def has_event(kind: str) -> Any:
+    return lambda f: f["type"] == "update" and any(e["type"] == kind for e in f["events"])
+
+
+async def close_all(clients: list[Client]) -> None:
+    for c in clients:
+        await c.close()
+
+
+async def test_the_smaller_reaction_wins_not_the_first_arrival(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, deck=jack_first(), referee="trusting")
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+        await a.act("flip", flip_id=0)
+        await b.wait(lambda c: c.view is not None and c.view["race_open"])
+        await a.act("slap", flip_id=1, reaction_ms=320.0)  # arrives first, slower hand
+        await asyncio.sleep(0.05)
+        await b.act("slap", flip_id=1, reaction_ms=250.0)
+        won = await a.wait_frame(has_event("race_won"))
+        event = next(e for e in won["events"] if e["type"] == "race_won")
+        assert event["winner"] == 1
+        assert event["reactions"] == [[1, 250.0], [0, 320.0]]
+    finally:
+        await close_all([a, b])
+
+
+async def test_an_exact_tie_opens_a_reslap_round(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, deck=jack_first(), referee="trusting")
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+        await a.act("flip", flip_id=0)
+        await b.wait(lambda c: c.view is not None and c.view["race_open"])
+        await a.act("slap", flip_id=1, reaction_ms=300.0)
+        await b.act("slap", flip_id=1, reaction_ms=300.0)
+        tied = await a.wait_frame(has_event("race_tied"))
+        assert tied["view"]["race_open"] and tied["view"]["reslap_among"] == [0, 1]
+        start = len(a.frames)
+        await a.act("slap", flip_id=1, reaction_ms=280.0)
+        await b.act("slap", flip_id=1, reaction_ms=260.0)
+        won = await a.wait_frame(has_event("race_won"), start=start)
+        assert next(e for e in won["events"] if e["type"] == "race_won")["winner"] == 1
+    finally:
+        await close_all([a, b])
+
+
+async def test_nobody_slaps_the_jack_and_play_goes_on(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, deck=jack_first())
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+        await a.act("flip", flip_id=0)
+        frame = await b.wait_frame(has_event("no_slap"))
+        assert frame["view"]["turn"] == 1 and frame["view"]["centre_size"] == 1
+    finally:
+        await close_all([a, b])
+
+
+async def test_a_disconnected_seat_is_covered_then_returned(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, timing={"grace_ms": 200.0, "turn_ms": 60000.0})
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        await a.wait(lambda c: c.view is not None)
+        await b.close()
+        frame = await a.wait_frame(lambda f: f["type"] == "update" and 1 in f["room"]["covered"])
+        assert frame["room"]["bots"] == {"1": "casual"}
+        assert frame["room"]["connected"] == [True, False]
+        back = Client(live.ws_url, code, b.token)
+        await back.connect()
+        welcome = await back.wait_frame(lambda f: f["type"] == "welcome")
+        assert welcome["seat"] == 1 and welcome["name"] == "B"
+        frame = await a.wait_frame(
+            lambda f: f["type"] == "update" and f["room"]["connected"] == [True, True]
+        )
+        assert frame["room"]["covered"] == [] and frame["room"]["bots"] == {}
+        await back.close()
+    finally:
+        await close_all([a, b])
+
+
+async def test_a_covering_bot_plays_the_absent_seat(live: LiveServer) -> None:
+    code = await make_room(
+        live, seats=2, timing={"grace_ms": 50.0, "turn_ms": 60000.0, "bot_pace": 0.05}
+    )
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+        await b.close()
+        await a.wait_frame(lambda f: f["type"] == "update" and 1 in f["room"]["covered"])
+        await a.act("flip", flip_id=0)
+        # B's turn: the covering bot flips long before the 60 s turn timer
+        await a.wait(lambda c: c.view is not None and c.view["flips"] >= 2, timeout=5)
+    finally:
+        await close_all([a, b])
+
+
+async def test_leave_hands_the_seat_to_a_bot(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, timing={"turn_ms": 60000.0})
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        await a.wait(lambda c: c.view is not None)
+        await b.act("leave")
+        frame = await a.wait_frame(
+            lambda f: f["type"] == "update" and f["room"]["bots"] == {"1": "casual"}
+        )
+        assert frame["room"]["names"] == ["A", "B"]
+        await b.wait(lambda c: c.view is not None and c.view["seat"] is None)
+        await b.act("flip", flip_id=0)
+        err = await b.wait_frame(lambda f: f["type"] == "error")
+        assert err["code"] == "spectator"
+        again = Client(live.ws_url, code, b.token)
+        await again.connect()
+        assert (await again.wait_frame(lambda f: f["type"] == "error"))["code"] == "bad_token"
+        await again.close()
+    finally:
+        await close_all([a, b])
+
+
+async def test_start_fills_empty_seats_with_bots(live: LiveServer) -> None:
+    code = await make_room(live, seats=3, timing={"start_delay_ms": 60000.0})
+    (a,) = await seated(live, code, ["A"])
+    try:
+        await a.wait(lambda c: bool(c.updates))
+        assert a.view is None and a.updates[-1]["room"]["status"] == "waiting"
+        await a.act("start")
+        await a.wait(lambda c: c.view is not None)
+        room = a.updates[-1]["room"]
+        assert room["status"] == "playing"
+        assert room["bots"] == {"1": "casual", "2": "casual"}
+    finally:
+        await a.close()
+
+
+async def test_fixed_tempo_flips_for_everyone(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, tempo="fixed", timing={"turn_ms": 50.0})
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        await a.wait(lambda c: c.view is not None and c.view["flips"] >= 3, timeout=5)
+        await a.act("flip", flip_id=a.view["flip_id"] if a.view else 0)
+        err = await a.wait_frame(lambda f: f["type"] == "error")
+        assert err["code"] == "not_your_turn"
+    finally:
+        await close_all([a, b])
+
+
+async def test_time_limit_ends_the_game(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, time_limit=1, timing={"turn_ms": 60000.0})
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        frame = await a.wait_frame(has_event("time_is_up"), timeout=5)
+        assert frame["view"]["over"] and frame["view"]["winners"] == [0, 1]
+        assert frame["room"]["status"] == "over"
+    finally:
+        await close_all([a, b])
+
+
+async def test_rematch_keeps_the_seats(live: LiveServer) -> None:
+    code = await make_room(live, seats=2, seed=3, timing={"rate_limit": 1000.0})
+    a, b = await seated(live, code, ["A", "B"])
+    for c in (a, b):
+        c.on_update = autoplay()
+    try:
+        await a.wait(lambda c: c.view is not None and c.view["over"], timeout=60)
+        for c in (a, b):
+            c.on_update = None
+        await a.act("rematch")
+        frame = await b.wait_frame(lambda f: f["type"] == "update" and f["room"]["rematch"] == [0])
+        assert frame["view"]["over"]
+        await b.act("rematch")
+        frame = await a.wait_frame(
+            lambda f: f["type"] == "update" and f["room"]["game_no"] == 2 and not f["view"]["over"]
+        )
+        assert frame["view"]["players"] == ["A", "B"] and frame["view"]["flips"] == 0
+        assert frame["room"]["status"] == "playing"
+    finally:
+        await close_all([a, b])
