@@ -7,19 +7,21 @@ from typing import Any
 
 import pytest
 
-from slapjack.core import Flip, Rules, Slap, Table, spectate
+from slapjack.core import Flip, Rules, Slap, Table, TimeUp, spectate
 
 from .conftest import Pages, Server, open_page
 
 pytestmark = pytest.mark.browser
 
 
-def played(preset: str, n: int, seed: int, steps: int) -> Table:
-    """A table after ``steps`` random inputs: flips on turn, slaps on Jacks and at random."""
+def played(preset: str, n: int, seed: int, steps: int, time_limit: int = 0) -> Table:
+    """A table after ``steps`` random inputs: flips on turn, slaps on Jacks (ties
+    too) and at random; with ``time_limit`` seconds the time runs out at the end."""
     rng = random.Random(seed)
-    table = Table.new(
-        Rules.from_options({"preset": preset}), [f"P{i}" for i in range(n)], seed=seed
-    )
+    options: dict[str, Any] = {"preset": preset}
+    if time_limit:
+        options["time_limit"] = time_limit
+    table = Table.new(Rules.from_options(options), [f"P{i}" for i in range(n)], seed=seed)
     game = table.game
     t = 0
     for _ in range(steps):
@@ -29,8 +31,11 @@ def played(preset: str, n: int, seed: int, steps: int) -> Table:
         if game.race_open:
             for s in rng.sample(range(n), rng.randint(1, n)):
                 if not game.is_out[s]:
-                    table.apply(Slap(s, rng.uniform(120, 600), True, t))
-            table.settle(final=True)
+                    reaction = rng.choice([200.0, 200.0, rng.uniform(120, 600)])
+                    table.apply(Slap(s, reaction, rng.random() < 0.8, t))
+            table.settle(final=rng.random() < 0.5)
+            if game.race_open and not game.over and rng.random() < 0.5:
+                table.settle(final=True)
         elif game.needs_settle:
             table.settle(final=True)
         elif rng.random() < 0.05:
@@ -39,6 +44,11 @@ def played(preset: str, n: int, seed: int, steps: int) -> Table:
                 table.apply(Slap(s, 300.0, False, t))
         elif game.turn is not None:
             table.apply(Flip(game.turn, t))
+    if time_limit and not game.over:
+        if game.needs_settle:
+            table.settle(final=True)
+        if not game.over:
+            table.apply(TimeUp(max(t, time_limit * 1000)))
     return table
 
 
@@ -94,3 +104,37 @@ def test_the_reaction_clock_stamps_after_the_paint(server: Server, pages: Pages)
     assert fields["input_at"] == out["input"]
     assert abs(fields["reaction_ms"] - (out["input"] - out["first"])) < 0.01
     assert out["round"] > out["first"]
+
+
+def test_every_event_reads_as_a_sentence_in_both_languages(server: Server, pages: Pages) -> None:
+    from slapjack.core import event_to_dict, replay
+
+    events: dict[str, dict[str, Any]] = {}
+    views: dict[str, dict[str, Any]] = {}
+    for preset in ("classic", "klatsch-bube", "say-it", "irish-snap", "irish-snap-winner"):
+        for seed in range(8):
+            limit = 30 if seed == 0 and not preset.startswith("irish") else 0
+            table = played(preset, 2 + seed % 3, seed, 150 if limit else 900, limit)
+            result = replay(table.record)
+            view = spectate(result.game).to_dict()
+            for ev in result.events:
+                data = event_to_dict(ev)
+                key = data["type"] + ":" + str(data.get("penalty", data.get("reason", "")))
+                events.setdefault(key, data)
+                views.setdefault(key, view)
+    assert len({k.split(":")[0] for k in events}) >= 12, sorted(events)
+    page = pages.page()
+    open_page(page, "/rules")
+    for lang in ("en", "de"):
+        texts = page.evaluate(
+            """async ([lang, items]) => {
+              const i18n = await import('/static/js/i18n.js');
+              await i18n.setLang(lang);
+              const { describeEvent } = await import('/static/js/table.js');
+              return items.map(([ev, view]) => describeEvent(ev, view));
+            }""",
+            [lang, [[events[k], views[k]] for k in sorted(events)]],
+        )
+        for key, text in zip(sorted(events), texts, strict=True):
+            assert text and "{" not in text and "ev." not in text, (lang, key, text)
+            assert "undefined" not in text and "null" not in text, (lang, key, text)
