@@ -122,7 +122,8 @@ def test_every_event_reads_as_a_sentence_in_both_languages(server: Server, pages
                 key = data["type"] + ":" + str(data.get("penalty", data.get("reason", "")))
                 events.setdefault(key, data)
                 views.setdefault(key, view)
-    assert len({k.split(":")[0] for k in events}) >= 12, sorted(events)
+    # Every event type but pile_returned (a rare deadlock) comes up in these games.
+    assert len({k.split(":")[0] for k in events}) >= 13, sorted(events)
     page = pages.page()
     open_page(page, "/rules")
     for lang in ("en", "de"):
