@@ -146,3 +146,61 @@ async def test_kill_9_and_restart_resumes_the_room(tmp_path: Path) -> None:
             await c.close()
         proc.kill()
         proc.wait(10)
+
+
+async def test_kill_9_during_a_race_settles_it_after_restart(tmp_path: Path) -> None:
+    """Killed while a Jack's race is open with one slap in: the restarted room
+    reopens the race window and settles it for the slapper."""
+    proc, url = start_serve(tmp_path)
+    clients: list[Client] = []
+    try:
+        timing: dict[str, Any] = {
+            **FAST,
+            "turn_ms": 60_000.0,
+            "grace_ms": 60_000.0,
+            "jack_timeout_ms": 60_000.0,
+        }
+        body = {
+            "create": {"seats": 2, "rules": {"preset": "classic"}},
+            "deck": deck_with_jack_at(0),
+            "timing": timing,
+            "referee": "arrival",
+        }
+        async with httpx.AsyncClient(base_url=url) as http:
+            code = (await http.post("/api/test/rooms", json=body)).json()["code"]
+            seats = [
+                (await http.post(f"/api/rooms/{code}/join", json={"name": n})).json()
+                for n in ("Anna", "Ben")
+            ]
+        live = as_live(url)
+        clients = [Client(live.ws_url, code, s["token"]) for s in seats]
+        for c in clients:
+            await c.connect()
+        a, b = clients
+        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+        await a.act("flip", flip_id=0)
+        await b.wait(lambda c: c.view is not None and c.view["race_open"])
+        await b.act("slap", flip_id=1, reaction_ms=240.0)
+        await b.wait(lambda c: c.view is not None and c.view["slapped"] == [1])
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        for c in clients:
+            await c.close()
+
+        proc, url = start_serve(tmp_path)
+        live = as_live(url)
+        back = Client(live.ws_url, code, seats[1]["token"])
+        clients = [back]
+        await back.connect()
+        await back.wait(
+            lambda c: c.view is not None and not c.view["race_open"] and c.view["flips"] == 1
+        )
+        view = back.view
+        assert view is not None
+        assert view["stacks"] == [25, 27] and view["centre_size"] == 0
+        assert view["turn"] == 0  # left of the winner (classic), two seats
+    finally:
+        for c in clients:
+            await c.close()
+        proc.kill()
+        proc.wait(10)

@@ -28,11 +28,13 @@ class RateLimit:
         self.rate = rate
         self.burst = burst
         self._tokens = burst
-        self._last = time.monotonic()
+        self._last: float | None = None
 
     def allow(self, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
-        self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        if self._last is not None:
+            elapsed = max(0.0, now - self._last)
+            self._tokens = min(self.burst, self._tokens + elapsed * self.rate)
         self._last = now
         if self._tokens >= 1.0:
             self._tokens -= 1.0

@@ -78,6 +78,10 @@ class FairConfig:
     """A seat is held once its accumulated evidence passes this (released below half of it)."""
     scale_min_ms: float = 3.0
     reference_pings: int = 16
+    exceed_window: int = 20
+    exceed_share: float = 0.7
+    """Held if more than this share of the last ``exceed_window`` slaps imply a wire
+    time above the 75 % quantile of the seat's pings (an honest seat: about 25 %)."""
     """The evidence compares slaps with the fastest of this many recent pings."""
     false_start_ms: float = 5000.0
     """A false start ranks as this plus its bounded reaction (after every real one)."""
@@ -110,8 +114,10 @@ class FairConfig:
             raise ValueError("resolution_ms must be > 0")
         if self.slack_min_ms > self.slack_max_ms or self.window_min_ms > self.window_cap_ms:
             raise ValueError("a minimum is larger than its maximum")
-        if self.reference_pings < 1:
-            raise ValueError("reference_pings must be at least 1")
+        if self.reference_pings < 1 or self.exceed_window < 1:
+            raise ValueError("reference_pings and exceed_window must be at least 1")
+        if not 0.25 < self.exceed_share <= 1.0:
+            raise ValueError("exceed_share must be within (0.25, 1]")
         if self.suspect_window < 1 or not 1 <= self.suspect_min <= self.suspect_window:
             raise ValueError("need 1 <= suspect_min <= suspect_window")
 
@@ -343,10 +349,11 @@ class FairReferee:
         Each slap's implied wire time is compared with the seat's fastest recent
         round trip (a client cannot make a ping faster than its network, and
         randomly delayed pongs leave the fastest almost untouched), in units of
-        the seat's spread (its pings' spread, or its slaps' if much smaller, so that
-        noise added to one of them does not hide the other). The evidence adds up
-        in a one-sided CUSUM: an honest seat drifts back to zero, a forger climbs
-        by a few units a slap and is held within a handful of races.
+        the spread of its implied wire times (its pings' until it has a few slaps).
+        The evidence adds up in a one-sided CUSUM: an honest seat drifts back to
+        zero, a forger climbs by a few units a slap and is held within a handful
+        of races. A second test counts how often the slaps land above the pings'
+        typical round trip, for forgers that blur their claims.
         """
         cfg = self.config
         if state.strikes >= 3:
@@ -357,12 +364,13 @@ class FairReferee:
             and prof.rtt_median - transport.srtt_ms > cfg.suspect_tol_ms + transport.rttvar_ms
         ):
             return True  # clock-sync replies slower than the TCP connection: held back
-        scale = 1.4826 * prof.rtt_mad
-        if len(state.wires) >= cfg.suspect_min:
-            wires = sorted(state.wires)
-            med = quantile(wires, 0.5)
-            spread = 1.4826 * quantile(sorted(abs(w - med) for w in wires), 0.5)
-            scale = min(scale, 1.5 * spread)
+        wires = list(state.wires)
+        if len(wires) >= cfg.suspect_min:
+            ordered = sorted(wires)
+            med = quantile(ordered, 0.5)
+            scale = 1.4826 * quantile(sorted(abs(w - med) for w in ordered), 0.5)
+        else:
+            scale = 1.4826 * prof.rtt_mad
         if transport is not None:
             scale = min(scale, 1.5 * transport.rttvar_ms)
         scale = max(scale, cfg.scale_min_ms)
@@ -370,14 +378,22 @@ class FairReferee:
         reference = min(recent)
         if transport is not None:
             reference = min(reference, transport.srtt_ms)
-        z = (state.wires[-1] - reference) / scale
+        z = (wires[-1] - reference) / scale
         state.evidence = min(
             max(0.0, state.evidence + min(z, cfg.cusum_clip) - cfg.cusum_drift),
             3.0 * cfg.cusum_limit,
         )
-        if state.held:
-            return state.evidence > cfg.cusum_limit / 2.0
-        return state.evidence > cfg.cusum_limit
+        limit = cfg.cusum_limit / 2.0 if state.held else cfg.cusum_limit
+        if state.evidence > limit:
+            return True
+        # a forger that adds noise to its claims widens its own spread (the scale
+        # above) but still lands above its pings' typical round trip too often
+        tail = wires[-cfg.exceed_window :]
+        if len(tail) >= cfg.exceed_window:
+            typical = quantile(state.sync.rtts(), 0.75)
+            share = sum(w > typical for w in tail) / len(tail)
+            return share > (cfg.exceed_share / 1.2 if state.held else cfg.exceed_share)
+        return False
 
     # ------------------------------------------------------------- the window
 
