@@ -367,12 +367,22 @@ def test_start_now_fills_free_seats_with_bots(server: Server, pages: Pages) -> N
     code = server.api(
         "POST",
         "/api/rooms",
-        json={"seats": 3, "tempo": "fixed", "turn_seconds": 1, "public": False},
+        json={
+            "seats": 3,
+            "tempo": "fixed",
+            "turn_seconds": 1,
+            "public": False,
+            "rules": {"preset": "classic", "tie": "split"},
+        },
     )["code"]
     page = pages.page()
     join_through_page(page, code, "Nora")
     page.locator("#start-btn").wait_for(state="visible")
     assert "2 seat(s) still free" in page.locator("#waiting-info").inner_text()
+    # The house rule on top of the preset is named in the room's header.
+    assert page.locator("#room-rules").inner_text() == (
+        "Slapjack · Classic · A dead heat: Share the pile"
+    )
     page.locator("#start-btn").click()
     page.locator("#table .seat").nth(2).wait_for()
     assert page.locator("#table .seat .tag.bot").count() == 2

@@ -278,7 +278,19 @@ function renderAll() {
   const info = state.info;
   if (info) {
     $("room-name").textContent = info.name || t("room.unnamed", { code });
-    $("room-rules").textContent = `${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`;
+    // The preset, and every house rule the room sets on top of it.
+    const extra = Object.entries(info.rules || {})
+      .filter(([k]) => k !== "preset")
+      .map(([k, v]) => {
+        if (k === "time_limit") return `${t("opt.time_limit")}: ${Math.round(v / 60)} min`;
+        if (typeof v === "boolean") return v ? t(`opt.${k}`) : "";
+        return `${t(`opt.${k}`)}: ${t(`opt.${k}.${v}`)}`;
+      })
+      .filter(Boolean);
+    $("room-rules").textContent = [
+      `${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`,
+      ...extra,
+    ].join(" · ");
     $("rules-link").href = `/rules?preset=${encodeURIComponent(info.preset)}`;
   }
   const seated = state.seat !== null;
