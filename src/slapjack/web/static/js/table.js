@@ -316,9 +316,12 @@ export class TableView {
       const cards = view.centre_top.map((name, i) => {
         const isTop = i === view.centre_top.length - 1;
         const el = cardFace(name, { size: isTop ? "large" : "large under" });
-        el.style.setProperty("--r", `${jitter(name + i, 9)}deg`);
-        el.style.setProperty("--dx", `${jitter(name, 10)}px`);
-        el.style.setProperty("--dy", `${jitter(name + "y", 6)}px`);
+        // The cards under the top one fan out to the left, the oldest furthest,
+        // so the last few stay readable (their top-left corner shows).
+        const depth = view.centre_top.length - 1 - i;
+        el.style.setProperty("--r", `${jitter(name + i, 6) - depth * 3}deg`);
+        el.style.setProperty("--dx", `${jitter(name, 4) - depth * 22}px`);
+        el.style.setProperty("--dy", `${jitter(name + "y", 4) + depth * 2}px`);
         if (isTop) el.classList.add("top");
         if (!isTop) el.setAttribute("aria-hidden", "true");
         return el;
