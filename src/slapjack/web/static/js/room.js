@@ -282,7 +282,10 @@ function renderAll() {
     const extra = Object.entries(info.rules || {})
       .filter(([k]) => k !== "preset")
       .map(([k, v]) => {
-        if (k === "time_limit") return `${t("opt.time_limit")}: ${Math.round(v / 60)} min`;
+        if (k === "time_limit") {
+          const time = v % 60 ? `${v} s` : `${v / 60} min`;
+          return `${t("opt.time_limit")}: ${time}`;
+        }
         if (typeof v === "boolean") return v ? t(`opt.${k}`) : "";
         return `${t(`opt.${k}`)}: ${t(`opt.${k}.${v}`)}`;
       })

@@ -423,6 +423,7 @@ export class TableView {
     this.raceEl.classList.remove("pop");
     void this.raceEl.offsetWidth;
     this.raceEl.classList.add("pop");
+    for (const el of this.seatEls) el.querySelector(".seat-reaction").hidden = true;
     for (const [s, r] of reactions) {
       const el = this.seatEls[s] && this.seatEls[s].querySelector(".seat-reaction");
       if (!el) continue;
