@@ -49,6 +49,7 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
     assert anna.locator("#invite-link").input_value().endswith(f"/r/{code}")
     wait_for(lambda: anna.evaluate("document.getElementById('qr').naturalWidth") > 0)
     anna.locator("#waiting").wait_for(state="visible")
+    assert anna.locator("#room-rules").inner_text() == "Slapjack · Classic · Time limit: 7 s"
     join_through_page(ben, code, "Ben")
 
     players = [(anna, "keys"), (ben, "pointer")]
