@@ -280,7 +280,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu1, t1 = proc_cpu_seconds(pid), time.perf_counter()
         me1 = proc_cpu_seconds(os.getpid())
         rss, hwm = proc_memory_mb(pid)
-        server_metrics = httpx.get(f"{url}/api/metrics", timeout=30).json()
+        server_metrics = httpx.get(
+            f"{url}/api/metrics", params={"objects": True}, timeout=30
+        ).json()
         wall = t1 - t0
         if os.environ.get("LOAD_DEBUG"):
             print(sorted(stats.delays)[-40:], file=sys.stderr)

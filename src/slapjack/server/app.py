@@ -59,7 +59,9 @@ PAGES = {
     "rules": "rules.html",
 }
 PING_FIRST_S = 0.25
-PING_EVERY_S = 5.0
+PING_FIRST_COUNT = 8
+"""Clock-sync pings sent quickly after hello (the fair referee needs a few samples)."""
+PING_EVERY_S = 2.0
 TEST_HOOKS_ENV = "SLAPJACK_TEST_HOOKS"
 
 
@@ -252,9 +254,15 @@ def create_app(
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
     @app.get("/api/metrics")
-    async def metrics(reset: bool = False) -> dict[str, Any]:
+    async def metrics(reset: bool = False, objects: bool = False) -> dict[str, Any]:
         lb = lobby()
         out = METRICS.to_dict()
+        if objects:
+            import gc
+
+            out["gc_objects"] = len(gc.get_objects())
+            out["gc_counts"] = gc.get_count()
+            out["gc_frozen"] = gc.get_freeze_count()
         out["pid"] = os.getpid()
         out["rooms"] = len(lb.rooms)
         out["connections"] = sum(len(room.conns) for room in lb.rooms.values())
@@ -378,7 +386,7 @@ async def _pinger(room: Room, conn: Conn) -> None:
         now = room.now()
         conn.send_json({"type": "ping", "id": ping_id, "server_time": round(now, 3)})
         room.on_ping_sent(conn, ping_id, now)
-        delay = PING_FIRST_S if ping_id < 5 else PING_EVERY_S
+        delay = PING_FIRST_S if ping_id < PING_FIRST_COUNT else PING_EVERY_S
 
 
 def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
