@@ -6,6 +6,8 @@ import random
 import statistics
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from slapjack.server.fair import FairConfig, FairReferee
 
@@ -250,3 +252,52 @@ def test_reslap_cue_starts_a_new_race() -> None:
 def test_bad_config_is_refused(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         FairConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_blurred_forger_is_caught_by_the_tail_share() -> None:
+    """Random forgeries widen the forger's own spread; its slaps still sit too high."""
+    table = make_table(HOME, seed=21)
+    rng = random.Random(21)
+    link = table.links[0]
+    table.sync(32)
+    gains = []
+    held_at = None
+    for i in range(150):
+        if i % 4 == 0:
+            table.sync(1)
+        link.forge = rng.uniform(0.0, 120.0)
+        d = table.race(reactions(rng, 4))[0]
+        gains.append(d.claimed + link.forge - d.bounded)
+        if held_at is None and table.referee.seat(0).held:
+            held_at = i
+    assert held_at is not None and held_at <= 40
+    assert not any(table.referee.seat(s).held for s in (1, 2, 3))
+    assert statistics.fmean(gains[60:]) < 10.0
+
+
+@given(
+    rtts=st.lists(st.floats(2.0, 400.0), min_size=2, max_size=5),
+    sends=st.lists(st.floats(0.0, 30.0), min_size=5, max_size=5),
+    first_claim=st.floats(100.0, 600.0),
+    late_claim=st.floats(100.0, 600.0),
+    extra=st.floats(0.0, 500.0),
+)
+def test_a_slap_after_the_window_cannot_win(
+    rtts: list[float], sends: list[float], first_claim: float, late_claim: float, extra: float
+) -> None:
+    ref = FairReferee()
+    seats = list(range(len(rtts)))
+    for seat, rtt in zip(seats, rtts, strict=False):
+        for i in range(10):
+            ref.on_ping_sent(seat, i, 100.0 * i)
+            ref.on_pong(seat, i, 0.0, 100.0 * i + rtt + (i % 3))
+    for seat in seats:
+        ref.on_card_sent(seat, 1, 10_000.0 + sends[seat])
+    arrival = 10_000.0 + sends[0] + rtts[0] + first_claim
+    best = ref.bound_reaction(0, 1, first_claim, None, None, arrival)
+    window = ref.window_ms(seats)
+    assert ref.config.window_min_ms <= window <= ref.config.window_cap_ms
+    if window < ref.config.window_cap_ms:
+        for seat in seats[1:]:
+            late = ref.judge(seat, 1, late_claim, None, None, arrival + window + extra)
+            assert late.bounded > best or late.false_start
