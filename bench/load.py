@@ -222,6 +222,15 @@ def proc_memory_mb(pid: int) -> tuple[float, float]:
     return rss, hwm
 
 
+def cpu_pressure() -> float | None:
+    """The share of the last 10 s in which some task waited for a CPU (PSI), %."""
+    try:
+        line = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return float(line.split()[1].split("=")[1])
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -306,7 +315,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "server_cpu_pct": round(100.0 * (cpu1 - cpu0) / wall, 1),
             "server_rss_mb": round(rss, 1),
             "generator_cpu_pct": round(100.0 * (me1 - me0) / wall, 1),
-            "load_average": os.getloadavg()[0],
+            "load_average": round(os.getloadavg()[0], 2),
+            "cpu_pressure_pct": cpu_pressure(),
             "server": server_metrics,
             "server_peak_rss_mb": round(hwm, 1),
         }

@@ -796,8 +796,6 @@ class Room:
         game = self.table.game
         flip_id = game.flips
         for s in seats:
-            if game.is_out[s] and not game.race_open:
-                continue
             if game.is_out[s]:
                 continue
             bot = self._controller(s)
