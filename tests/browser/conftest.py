@@ -232,3 +232,20 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 15.0, step: float =
         if time.monotonic() > deadline:
             raise AssertionError("timed out waiting")
         time.sleep(step)
+
+
+def slap_when_a_card_shows(page: Any, slap: Callable[[], None], tries: int = 4) -> None:
+    """Slap (``slap()``) once a card is on the pile, until the page says it slapped.
+
+    Between seeing the card and the input the pile may be taken (a bot won a
+    Jack); then the page sends nothing, and we try again on the next card.
+    """
+    for _ in range(tries):
+        wait_for(lambda: table_state(page)["top"] is not None, timeout=20)
+        slap()
+        try:
+            wait_for(lambda: "You slapped" in page.locator("#my-result").inner_text(), 2)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError("the page never slapped")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Pages, Server, open_page, table_state, wait_for
+from .conftest import Pages, Server, open_page, slap_when_a_card_shows, table_state, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -135,9 +135,7 @@ def test_a_phone_plays_by_touch(server: Server, pages: Pages, shot: Any) -> None
     page.locator("#my-stack").tap()
     wait_for(lambda: (table_state(page)["flip"] or 0) >= 1)
     # A tap on the pile is a slap (pointerdown): the referee answers with a result.
-    wait_for(lambda: table_state(page)["top"] is not None)
-    page.locator("#table .pile").tap()
-    wait_for(lambda: "You slapped" in page.locator("#my-result").inner_text(), timeout=5)
+    slap_when_a_card_shows(page, lambda: page.locator("#table .pile").tap())
 
     def judged() -> bool:
         log = page.locator("#log").inner_text()

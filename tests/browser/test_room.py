@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from .conftest import Pages, Server, open_page, stacked_deck, table_state, wait_for
+from .conftest import (
+    Pages,
+    Server,
+    open_page,
+    slap_when_a_card_shows,
+    stacked_deck,
+    table_state,
+    wait_for,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -486,9 +494,7 @@ def test_keyboard_alone_from_the_lobby_to_a_flip(server: Server, pages: Pages) -
             break
         page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.getAttribute('role')") == "button"
-    wait_for(lambda: table_state(page)["top"] is not None)
-    page.keyboard.press("Enter")
-    wait_for(lambda: "You slapped" in page.locator("#my-result").inner_text(), timeout=5)
+    slap_when_a_card_shows(page, lambda: page.keyboard.press("Enter"))
 
 
 def test_leaving_the_seat_hands_it_to_a_bot(server: Server, pages: Pages) -> None:
