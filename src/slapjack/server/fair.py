@@ -61,7 +61,7 @@ class FairConfig:
     """A trusted allowance is at most the seat's fastest round trip plus this."""
     held_spread_cap_ms: float = 30.0
     """A held allowance is at most the seat's fastest round trip plus this."""
-    transport_margin_ms: float = 15.0
+    transport_margin_ms: float = 30.0
     """Application delay allowed on top of the kernel's TCP round-trip bound."""
     transport_tight_ms: float = 5.0
     suspect_window: int = 24
@@ -359,11 +359,14 @@ class FairReferee:
         if state.strikes >= 3:
             return True
         transport = prof.transport
+        recent = [smp.rtt for smp in list(state.sync.samples)[-cfg.reference_pings :]]
         if (
             transport is not None
-            and prof.rtt_median - transport.srtt_ms > cfg.suspect_tol_ms + transport.rttvar_ms
+            and min(recent) - transport.srtt_ms > cfg.suspect_tol_ms + transport.rttvar_ms
         ):
-            return True  # clock-sync replies slower than the TCP connection: held back
+            # even its fastest recent ping is slower than the TCP connection's
+            # typical round trip: the client holds back its clock-sync replies
+            return True
         wires = list(state.wires)
         if len(wires) >= cfg.suspect_min:
             ordered = sorted(wires)
@@ -371,10 +374,7 @@ class FairReferee:
             scale = 1.4826 * quantile(sorted(abs(w - med) for w in ordered), 0.5)
         else:
             scale = 1.4826 * prof.rtt_mad
-        if transport is not None:
-            scale = min(scale, 1.5 * transport.rttvar_ms)
         scale = max(scale, cfg.scale_min_ms)
-        recent = [smp.rtt for smp in list(state.sync.samples)[-cfg.reference_pings :]]
         reference = min(recent)
         if transport is not None:
             reference = min(reference, transport.srtt_ms)
