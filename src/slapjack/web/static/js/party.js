@@ -206,6 +206,8 @@ async function resume() {
 function enterStage() {
   $("setup").hidden = true;
   $("stage").hidden = false;
+  document.body.classList.add("party-playing");
+  $("stage").classList.toggle("top-zones", state.players.length > 2);
   state.table = new TableView($("table"), {
     me: null,
     anchor: state.players[0].seat,
