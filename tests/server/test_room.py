@@ -205,3 +205,23 @@ async def test_rematch_keeps_the_seats(live: LiveServer) -> None:
         assert frame["room"]["status"] == "playing"
     finally:
         await close_all([a, b])
+
+
+async def test_an_abandoned_room_closes_and_its_game_is_kept(live: LiveServer) -> None:
+    import httpx
+
+    code = await make_room(live, seats=2, timing={"idle_close_ms": 300.0, "turn_ms": 60000.0})
+    a, b = await seated(live, code, ["Idle A", "Idle B"])
+    await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+    await a.act("flip", flip_id=0)
+    await b.wait(lambda c: c.view is not None and c.view["flips"] == 1)
+    await close_all([a, b])
+    async with httpx.AsyncClient(base_url=live.url) as http:
+        for _ in range(100):
+            if (await http.get(f"/api/rooms/{code}")).status_code == 404:
+                break
+            await asyncio.sleep(0.05)
+        assert (await http.get(f"/api/rooms/{code}")).status_code == 404
+        games = (await http.get("/api/games", params={"player": "Idle A"})).json()["games"]
+        assert [g["room"] for g in games] == [code]
+        assert games[0]["complete"] is False and games[0]["flips"] == 1

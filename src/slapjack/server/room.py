@@ -284,8 +284,8 @@ class Room:
             room._finished = True
         else:
             room.status = "playing"
-        for s, seat in enumerate(room.seats):
-            if seat.human:
+        for s, taken in enumerate(room.seats):
+            if taken.human:
                 room._start_grace(s)
         if room.status == "playing":
             if game.race_open:
