@@ -225,3 +225,18 @@ async def test_an_abandoned_room_closes_and_its_game_is_kept(live: LiveServer) -
         games = (await http.get("/api/games", params={"player": "Idle A"})).json()["games"]
         assert [g["room"] for g in games] == [code]
         assert games[0]["complete"] is False and games[0]["flips"] == 1
+
+
+async def test_a_seat_taken_but_never_connected_is_covered(live: LiveServer) -> None:
+    code = await make_room(
+        live, seats=2, timing={"start_delay_ms": 60000.0, "grace_ms": 100.0, "turn_ms": 60000.0}
+    )
+    (a,) = await seated(live, code, ["A"])
+    await join(live, code, "Ghost")
+    try:
+        await a.wait(lambda c: bool(c.updates))
+        await a.act("start")
+        frame = await a.wait_frame(lambda f: f["type"] == "update" and 1 in f["room"]["covered"])
+        assert frame["room"]["names"] == ["A", "Ghost"]
+    finally:
+        await a.close()

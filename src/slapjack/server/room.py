@@ -695,6 +695,9 @@ class Room:
                 await self.store.update_settings(self.code, settings)
 
             self._ops.append(reset)
+        for s, seat in enumerate(self.seats):
+            if seat.human and seat.conns == 0 and not seat.covered:
+                self._start_grace(s)  # joined but absent: a bot covers after the grace
         self._start_time_limit()
         self._update([])
 
