@@ -7,9 +7,12 @@ import itertools
 import json
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any, Final
 
 from starlette.websockets import WebSocket, WebSocketState
+
+from .metrics import METRICS
 
 log = logging.getLogger(__name__)
 
@@ -17,6 +20,12 @@ MAX_PENDING: Final = 1000
 """Frames queued for a client that does not read: beyond this it is dropped."""
 
 _ids = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Close:
+    code: int
+    reason: str
 
 
 class RateLimit:
@@ -57,7 +66,7 @@ class Conn:
         self.seq = 0
         self.closed = False
         self.limit = RateLimit()
-        self._queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, float] | _Close] = asyncio.Queue()
 
     def __repr__(self) -> str:
         return f"Conn({self.id}, seat={self.seat})"
@@ -69,7 +78,7 @@ class Conn:
             log.warning("%r does not read its frames: closing it", self)
             self.close(1013, "too slow")
             return
-        self._queue.put_nowait(text)
+        self._queue.put_nowait((text, time.perf_counter()))
 
     def send_json(self, message: dict[str, Any]) -> None:
         self.send(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
@@ -86,20 +95,23 @@ class Conn:
         if self.closed:
             return
         self.closed = True
-        self._queue.put_nowait((code, reason))
+        self._queue.put_nowait(_Close(code, reason))
 
     async def writer(self) -> None:
         """Drain the queue onto the socket (one task per connection)."""
         ws = self.ws
         assert ws is not None
+        lags = METRICS.send_lag_ms
         try:
             while True:
                 item = await self._queue.get()
-                if isinstance(item, tuple):
+                if isinstance(item, _Close):
                     if ws.application_state is WebSocketState.CONNECTED:
-                        await ws.close(item[0], item[1])
+                        await ws.close(item.code, item.reason)
                     return
-                await ws.send_text(item)
+                text, queued = item
+                await ws.send_text(text)
+                lags.append((time.perf_counter() - queued) * 1000.0)
         except Exception as exc:  # the peer went away: the reader notices too
             log.debug("%r: send failed: %s", self, exc)
             self.closed = True

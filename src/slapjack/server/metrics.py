@@ -36,6 +36,8 @@ class Metrics:
         self.queue_lag_ms: deque[float] = deque(maxlen=SAMPLES)
         self.write_ms: deque[float] = deque(maxlen=SAMPLES)
         self.loop_lag_ms: deque[float] = deque(maxlen=SAMPLES)
+        self.send_lag_ms: deque[float] = deque(maxlen=SAMPLES)
+        """From a frame queued for a socket to its write to the socket."""
         self.gc_ms: deque[float] = deque(maxlen=SAMPLES)
         self.inputs = 0
         self.frames = 0
@@ -56,6 +58,7 @@ class Metrics:
         self.queue_lag_ms.clear()
         self.write_ms.clear()
         self.loop_lag_ms.clear()
+        self.send_lag_ms.clear()
         self.gc_ms.clear()
         self.inputs = 0
         self.frames = 0
@@ -74,6 +77,7 @@ class Metrics:
             "queue_lag_ms": _summary(self.queue_lag_ms),
             "write_ms": _summary(self.write_ms),
             "loop_lag_ms": _summary(self.loop_lag_ms),
+            "send_lag_ms": _summary(self.send_lag_ms),
             "gc2_ms": _summary(self.gc_ms),
         }
 
