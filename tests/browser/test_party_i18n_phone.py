@@ -143,6 +143,15 @@ def test_a_phone_plays_by_touch(server: Server, pages: Pages, shot: Any) -> None
 
     wait_for(judged, timeout=10)
     shot(page, "phone-room", full_page=True)
+    # Held sideways, the pile, the stack and the Slap button all fit on the screen.
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+    for sel in ("#table .pile", "#my-stack", "#slap-btn"):
+        box = page.locator(sel).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 390, (sel, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 844
+    shot(page, "phone-sideways")
 
 
 def test_a_party_survives_a_reload(server: Server, pages: Pages) -> None:
