@@ -281,7 +281,12 @@ class Room:
         game = room.table.game
         if game.over:
             room.status = "over"
-            room._finished = True
+            # stored as finished unless the server died between the last action
+            # and the finish: then finish it now (finish_game is idempotent)
+            room._finished = bool(stored.get("finished"))
+            if not room._finished:
+                room._finished = True
+                room._ops.append(room._finish_op())
         else:
             room.status = "playing"
         for s, taken in enumerate(room.seats):
@@ -299,6 +304,8 @@ class Room:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self.run(), name=f"room {self.code}")
+        if self._ops:
+            self.submit(lambda: None)  # write what restore prepared
 
     async def stop(self) -> None:
         for timer in self._timers.values():
@@ -1020,6 +1027,17 @@ class Room:
             delay = min(delay, max(0.0, bot_delay))
         self._set_timer("turn", self._clock() + delay, lambda: self._turn_due(key), key)
 
+    def _finish_op(self) -> StoreOp:
+        assert self.table is not None
+        record = self.table.record.to_dict()
+        settings = self._stored_settings()
+
+        async def finish() -> None:
+            self.last_game_id = await self.store.finish_game(self.code, record)
+            await self.store.update_settings(self.code, {**settings, "finished": True})
+
+        return finish
+
     def _update(self, events: list[Event]) -> None:
         """After a change: finish a game that ended, set timers, send an update."""
         if self.table is not None and self.table.game.over and not self._finished:
@@ -1027,14 +1045,7 @@ class Room:
             self.status = "over"
             for name in ("turn", "race", "deadlock", "time_limit"):
                 self._cancel(name)
-            record = self.table.record.to_dict()
-            settings = self._stored_settings()
-
-            async def finish() -> None:
-                self.last_game_id = await self.store.finish_game(self.code, record)
-                await self.store.update_settings(self.code, {**settings, "finished": True})
-
-            self._ops.append(finish)
+            self._ops.append(self._finish_op())
         self._schedule()
         self._broadcast(events)
 
