@@ -76,9 +76,9 @@ async def test_small_benchmark_home() -> None:
 
     with tempfile.TemporaryDirectory(prefix="slapjack-referee-") as tmp:
         async with fairness.serve(tmp) as (app, http_base, ws_base):
-            a = await fairness.run_one(app, http_base, ws_base, honest, rooms=12, seed=5)
-            b = await fairness.run_one(app, http_base, ws_base, forger, rooms=12, seed=6)
+            a = await fairness.run_one(app, http_base, ws_base, honest, rooms=8, seed=5)
+            b = await fairness.run_one(app, http_base, ws_base, forger, rooms=8, seed=6)
     assert a["races"] >= 300 and b["races"] >= 300
-    assert a["correct_20"] > 0.97, a
-    assert b["correct_20"] > 0.97, b
-    assert b["cheat_win"] < 0.45, b
+    assert a["correct_20"] > 0.97, a  # the truly fastest wins (true gap >= 20 ms)
+    assert b["cheat_win"] < 0.45, b  # a fair share is 25 %
+    assert b["adv_mean"] < 30.0, b  # of the 100 ms it forges
