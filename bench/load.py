@@ -54,8 +54,8 @@ class Stats:
 @dataclass
 class RoomRun:
     code: str
-    sent: dict[int, float] = field(default_factory=dict)
-    """flip_id after the flip -> when a client sent it (perf_counter)."""
+    sent: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(game_no, flip_id after the flip) -> when a client sent it (perf_counter)."""
 
 
 class Player:
@@ -68,9 +68,10 @@ class Player:
         self.seq = 0
         self.ws: Any = None
         self.turn_task: asyncio.Task[None] | None = None
-        self.acted_on: tuple[int, int] | None = None
-        self.slapped_flip = -1
+        self.acted_on: tuple[int, int, int] | None = None
+        self.slapped_flip: tuple[int, int] | None = None
         self.rematched = -1
+        self.game_no = 0
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Any) -> None:
@@ -129,31 +130,39 @@ class Player:
         if view is None:
             return
         flip_id = view["flip_id"]
+        game_no = frame["room"]["game_no"]
         if any(e["type"] == "flipped" for e in frame["events"]):
-            sent = self.room.sent.get(flip_id)
+            sent = self.room.sent.get((game_no, flip_id))
             if sent is not None and stats.measuring:
                 stats.delays.append((now - sent) * 1000.0)
         me = view["seat"]
+        self.game_no = game_no
         if view["over"]:
-            if self.rematched != frame["room"]["game_no"]:
-                self.rematched = frame["room"]["game_no"]
+            if self.rematched != game_no:
+                self.rematched = game_no
                 self.spawn(self.send({"type": "rematch"}))
             return
-        if view["turn"] == me and not view["race_open"] and self.acted_on != (flip_id, me):
-            self.acted_on = (flip_id, me)
-            self.spawn(self.flip_later(flip_id))
-        if view["race_open"] and self.slapped_flip != flip_id and not view["out"][me]:
-            self.slapped_flip = flip_id
-            self.spawn(self.slap_later(flip_id))
+        if view["turn"] == me and not view["race_open"]:
+            key = (game_no, flip_id, me)
+            if self.acted_on != key:
+                self.acted_on = key
+                self.spawn(self.flip_later(game_no, flip_id))
+        if view["race_open"] and self.slapped_flip != (game_no, flip_id) and not view["out"][me]:
+            self.slapped_flip = (game_no, flip_id)
+            self.spawn(self.slap_later(game_no, flip_id))
 
-    async def flip_later(self, flip_id: int) -> None:
+    async def flip_later(self, game_no: int, flip_id: int) -> None:
         await asyncio.sleep(self.rng.uniform(0.8, 1.2))
-        self.room.sent[flip_id + 1] = time.perf_counter()
+        if self.game_no != game_no:
+            return  # the game ended meanwhile
+        self.room.sent[(game_no, flip_id + 1)] = time.perf_counter()
         await self.send({"type": "flip", "flip_id": flip_id})
 
-    async def slap_later(self, flip_id: int) -> None:
+    async def slap_later(self, game_no: int, flip_id: int) -> None:
         reaction = max(150.0, self.rng.gauss(300.0, 60.0))
         await asyncio.sleep(reaction / 1000.0)
+        if self.game_no != game_no:
+            return
         await self.send(
             {
                 "type": "slap",
