@@ -123,8 +123,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 proc.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module. Not for the whole session: Playwright's sync
+    API keeps an event loop running in this thread while it is open, and the
+    asyncio tests that run after the browser tests need the thread free."""
     if not CHROMIUM.exists():
         message = (
             f"{CHROMIUM} is missing (apt-get install chromium; scripts/test-prereqs.sh does it)"
