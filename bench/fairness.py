@@ -663,6 +663,32 @@ def format_row(r: dict[str, Any]) -> str:
     )
 
 
+def markdown(results: Sequence[dict[str, Any]]) -> str:
+    """The figures as a Markdown table (for docs/benchmarks.md)."""
+
+    def pc(x: Any) -> str:
+        return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f} %"
+
+    def ms(x: Any) -> str:
+        return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
+
+    lines = [
+        "| scenario | cheat | referee | races | fastest wins, gap ≥ 20 ms | gap ≥ 10 ms "
+        "| flip→result p50 / p99 (ms) | cheat wins | cheat advantage mean / p99 (ms) "
+        "| loop lag p99 (ms) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['scenario']} | {r['cheat']} | {r['referee']} | {r['races']} "
+            f"| {pc(r['correct_20'])} | {pc(r['correct_10'])} "
+            f"| {ms(r['latency_p50'])} / {ms(r['latency_p99'])} "
+            f"| {pc(r.get('cheat_win'))} | {ms(r.get('adv_mean'))} / {ms(r.get('adv_p99'))} "
+            f"| {ms(r.get('loop_lag_p99'))} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenarios", type=lambda s: s.split(","), default=list(SCENARIOS))
@@ -678,7 +704,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--max-seconds", type=float, default=300.0, help="cap per run")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument(
+        "--markdown", type=Path, default=None, help="print a saved --json file as a table and stop"
+    )
     args = parser.parse_args(argv)
+    if args.markdown is not None:
+        print(markdown(json.loads(args.markdown.read_text())))
+        return 0
     for name, known in (
         ("scenario", SCENARIOS),
         ("cheat", CHEATS),
