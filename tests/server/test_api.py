@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
 import pytest
@@ -139,12 +140,25 @@ async def test_rules_text_per_preset(http: httpx.AsyncClient, lang: str) -> None
     assert (await http.get("/api/rules/classic", params={"lang": "xx"})).status_code == 404
 
 
-async def test_pages_are_served_or_named_missing(http: httpx.AsyncClient) -> None:
+async def test_pages_and_static_files_are_served(http: httpx.AsyncClient) -> None:
     for path in ("/", "/r/ABCDEF", "/party", "/history", "/replay/1", "/rules"):
         r = await http.get(path)
-        if r.status_code == 200:
-            assert r.headers["content-type"].startswith("text/html")
-            assert re.search(r"<html", r.text, re.I)
-        else:
-            assert r.status_code == 404 and r.json()["code"] == "no_page"
-    assert (await http.get("/r/ABCDEF")).status_code == 200  # room.html exists
+        assert r.status_code == 200, path
+        assert r.headers["content-type"].startswith("text/html")
+        assert re.search(r"<html", r.text, re.I)
+    css = await http.get("/static/css/app.css")
+    assert css.status_code == 200 and "text/css" in css.headers["content-type"]
+    assert (await http.get("/static/nope.js")).status_code == 404
+
+
+async def test_a_missing_page_is_named(tmp_path: Path) -> None:
+    from slapjack.server import create_app
+
+    app = create_app(data_dir=tmp_path, static_dir=tmp_path / "empty")
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        r = await client.get("/party")
+    assert r.status_code == 404 and r.json() == {
+        "code": "no_page",
+        "message": "the client page party.html is missing",
+    }
