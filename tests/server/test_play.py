@@ -124,8 +124,9 @@ async def test_a_stacked_game_plays_to_the_end(live: LiveServer, preset: str) ->
             for key in ("stacks", "winners", "loser", "out_order", "flips", "centre_size"):
                 assert view[key] == first[key]
         assert [v["seat"] for v in final if v] == [0, 1, 2, None]
-        # the finished game is in the history and replays to the same end
-        await clients[0].wait(lambda c: c.updates[-1]["room"]["game_id"] is not None or True)
+        # the finished game is in the history (its id announced) and replays to the same end
+        await clients[0].wait(lambda c: c.updates[-1]["room"]["game_id"] is not None)
+        game_id = clients[0].updates[-1]["room"]["game_id"]
         async with httpx.AsyncClient(base_url=live.url) as http:
             for _ in range(50):
                 games = (await http.get("/api/games", params={"player": "P0"})).json()["games"]
@@ -134,6 +135,7 @@ async def test_a_stacked_game_plays_to_the_end(live: LiveServer, preset: str) ->
                     break
                 await asyncio.sleep(0.05)
             assert mine, "the finished game was not stored"
+            assert mine[0]["id"] == game_id
             data = (await http.get(f"/api/games/{mine[0]['id']}")).json()
             steps = (await http.get(f"/api/games/{mine[0]['id']}/replay")).json()
             download = await http.get(f"/api/games/{mine[0]['id']}", params={"download": 1})

@@ -1035,6 +1035,7 @@ class Room:
         async def finish() -> None:
             self.last_game_id = await self.store.finish_game(self.code, record)
             await self.store.update_settings(self.code, {**settings, "finished": True})
+            self.submit(lambda: self._broadcast([]))  # tell the clients the game's id
 
         return finish
 
