@@ -150,6 +150,7 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
     assert "games" in stats and "Jacks won" in stats and "median reaction" in stats
     row = anna.locator("#games tr", has_text="Ben").first
     row.wait_for()
+    shot(anna, "history", full_page=True)
     row.get_by_role("link", name="Replay").click()
     anna.wait_for_url("**/replay/*")
     anna.locator("#pos").wait_for()
