@@ -234,3 +234,38 @@ async def test_spectator_sees_no_seat_and_cannot_act(live: LiveServer) -> None:
             assert a["token"] not in text
     finally:
         await spectator.close()
+
+
+async def rooms_at_once(live: LiveServer, rooms: int) -> None:
+    """``rooms`` rooms play stacked games at the same time; each ends, each is
+    stored once, each socket's frames are in order and leak nothing."""
+    presets = list(SHORT_SEEDS)
+    games = await asyncio.gather(
+        *(play_room(live, presets[i % len(presets)], spectate=False) for i in range(rooms))
+    )
+    try:
+        codes = {clients[0].url.rsplit("/", 1)[1] for clients in games}
+        assert len(codes) == rooms
+        async with httpx.AsyncClient(base_url=live.url) as http:
+            for clients in games:
+                await clients[0].wait(lambda c: c.updates[-1]["room"]["game_id"] is not None)
+                game_id = clients[0].updates[-1]["room"]["game_id"]
+                record = Record.from_dict((await http.get(f"/api/games/{game_id}")).json())
+                assert record.meta["room"] == clients[0].url.rsplit("/", 1)[1]
+                order = flip_order(record)
+                for client in clients:
+                    check_frames(client, order)
+                    assert client.view is not None and client.view["flips"] == len(order)
+    finally:
+        for clients in games:
+            for client in clients:
+                await client.close()
+
+
+async def test_several_rooms_at_once(live: LiveServer) -> None:
+    await rooms_at_once(live, 8)
+
+
+@pytest.mark.slow
+async def test_many_rooms_at_once(live: LiveServer) -> None:
+    await rooms_at_once(live, 60)
