@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -121,6 +122,10 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
         rows = page.locator("#ranking tr")
         assert rows.count() == 3
         assert page.locator("#end-title").inner_text()
+    # The end dialog links to the stored game's replay.
+    anna.locator("#replay-link").wait_for(state="visible")
+    replay_href = anna.locator("#replay-link").get_attribute("href") or ""
+    assert re.fullmatch(r"/replay/\d+", replay_href), replay_href
     shot(anna, "room-end")
     log = anna.locator("#log").inner_text()
     assert "wins the pile" in log and "Time is up" in log
@@ -152,7 +157,7 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
     row.wait_for()
     shot(anna, "history", full_page=True)
     row.get_by_role("link", name="Replay").click()
-    anna.wait_for_url("**/replay/*")
+    anna.wait_for_url(f"**{replay_href}")
     anna.locator("#pos").wait_for()
     assert "step 0 of" in anna.locator("#pos").inner_text()
     anna.keyboard.press("PageDown")
