@@ -97,6 +97,7 @@ function showJoin() {
         name: info.name || code,
         game: t(`game.${info.game}`),
         free: info.free_seats,
+        count: info.free_seats,
       })
     : "";
   $("join-btn").disabled = !!info && info.free_seats <= 0;
@@ -348,7 +349,7 @@ function renderWaiting(waiting) {
     room.start_in_ms !== null && room.start_in_ms !== undefined
       ? t("room.starting")
       : free
-        ? t("room.waiting_info", { free })
+        ? t("room.waiting_info", { free, count: free })
         : t("room.waiting_connect");
   fill($("waiting-seats"), 
     ...names.map((name, s) => {
