@@ -15,7 +15,8 @@ The method (``docs/fairness.md`` explains it at length):
   trip is untouched, a claim that needs an impossibly slow network is raised
   to the shortest reaction that network allows.
 * ``U`` comes from the seat's clock-sync round trips (a high quantile plus a
-  capped slack), capped by the kernel's TCP estimate where the server has it.
+  capped slack). The kernel's TCP estimate, where the server has it, unmasks
+  a client that holds back its clock-sync replies.
 * A seat whose implied wire times are consistently longer than its pings
   (a forger), or whose pings are slower than its TCP connection (a client that
   delays its clock-sync replies), is *held*: its allowance becomes tight, the
@@ -62,7 +63,7 @@ class FairConfig:
     held_spread_cap_ms: float = 30.0
     """A held allowance is at most the seat's fastest round trip plus this."""
     transport_margin_ms: float = 30.0
-    """Application delay allowed on top of the kernel's TCP round-trip bound."""
+    """Application delay allowed on top of the kernel's TCP bound (before any ping)."""
     transport_tight_ms: float = 5.0
     suspect_window: int = 24
     """How many recent implied wire times a seat keeps."""
@@ -244,10 +245,10 @@ class FairReferee:
             return self._tight(state, prof)
         high = prof.rtt_high
         slack = min(max(high - prof.rtt_median, cfg.slack_min_ms), cfg.slack_max_ms)
-        allowance = min(high + slack, prof.rtt_min + cfg.spread_cap_ms)
-        if transport is not None:
-            allowance = min(allowance, transport.upper + cfg.transport_margin_ms)
-        return allowance
+        # (no cap from the kernel's estimate here: it does not see the delays of
+        # the applications at both ends, which an honest slap has too; a seat
+        # whose pings are slower than its TCP connection is held instead)
+        return min(high + slack, prof.rtt_min + cfg.spread_cap_ms)
 
     def _tight(self, state: SeatTiming, prof: NetworkProfile) -> float:
         """A held seat's allowance: its typical, not its worst, round trip."""
