@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.websockets import WebSocketDisconnect
 
 from slapjack.core import SlapjackError, parse_deck
-from slapjack.store import StoreError, open_store
+from slapjack.store import SqliteStore, StoreError, open_store
 from slapjack.store.base import Store
 
 from .clocksync import TCP_INFO_SIZE, parse_tcp_info
@@ -263,6 +263,10 @@ def create_app(
             out["gc_objects"] = len(gc.get_objects())
             out["gc_counts"] = gc.get_count()
             out["gc_frozen"] = gc.get_freeze_count()
+        if isinstance(lb.store, SqliteStore):
+            out["store_batches"] = lb.store.batch_summary()
+            if reset:
+                lb.store.batch_timings.clear()
         out["pid"] = os.getpid()
         out["rooms"] = len(lb.rooms)
         out["connections"] = sum(len(room.conns) for room in lb.rooms.values())

@@ -87,6 +87,63 @@ class _Pending:
 _SUMMARY_COLUMNS: Final = "id, room, game, preset, players, winners, loser, started_ms, finished_ms, flips, actions, complete"
 
 
+SELECT_ACTION_SQL: Final = "SELECT action FROM room_actions WHERE code = ? AND idx = ?"
+INSERT_ACTION_SQL: Final = "INSERT INTO room_actions (code, idx, action) VALUES (?, ?, ?)"
+UPDATE_NEXT_SQL: Final = "UPDATE rooms SET next_index = ? WHERE code = ?"
+
+
+class BatchPlan:
+    """What a group commit does with its batch, given each room's ``next_index``
+    (read in code order, so two writers lock rooms in the same order).
+
+    ``outcomes[i]`` is ``None`` (stored, or already stored with the same text)
+    or the error for ``batch[i]``; ``to_check`` lists the appends whose index
+    is already taken: the caller reads that stored action and passes it to
+    :meth:`check_stored`. Pure logic, shared by the adapters (the SQLite one
+    runs a whole batch in its database thread)."""
+
+    __slots__ = ("_batch", "accepted", "nxt", "outcomes", "start", "to_check")
+
+    def __init__(self, batch: Sequence[_Pending], start: dict[str, int]) -> None:
+        self.start = start
+        self.nxt = dict(start)
+        self.accepted: dict[tuple[str, int], str] = {}
+        self.outcomes: list[StoreError | None] = []
+        self.to_check: list[int] = []
+        nxt, accepted, outcomes = self.nxt, self.accepted, self.outcomes
+        for i, p in enumerate(batch):
+            n = nxt.get(p.code)
+            if n is None:
+                outcomes.append(UnknownRoom(f"no live room {p.code}"))
+            elif p.index == n:
+                accepted[(p.code, p.index)] = p.text
+                nxt[p.code] = n + 1
+                outcomes.append(None)
+            elif p.index > n:
+                outcomes.append(ActionGap(p.code, p.index, n))
+            elif (p.code, p.index) in accepted:
+                same = _same_json(accepted[(p.code, p.index)], p.text)
+                outcomes.append(None if same else ActionConflict(p.code, p.index))
+            else:
+                outcomes.append(None)
+                self.to_check.append(i)
+        self._batch = batch
+
+    def check_stored(self, i: int, row: Row | None) -> None:
+        """Judge ``batch[i]`` against the action stored at its index."""
+        p = self._batch[i]
+        if row is None:
+            self.outcomes[i] = CorruptRow(f"room {p.code}: stored action {p.index} is missing")
+        elif not _same_json(row[0], p.text):
+            self.outcomes[i] = ActionConflict(p.code, p.index)
+
+    def insert_rows(self) -> list[tuple[str, int, str]]:
+        return [(c, i, t) for (c, i), t in self.accepted.items()]
+
+    def update_rows(self) -> list[tuple[int, str]]:
+        return [(n, c) for c, n in self.nxt.items() if n != self.start[c]]
+
+
 class SqlStore(ABC):
     """The :class:`~slapjack.store.Store` contract over a SQL database."""
 
@@ -315,51 +372,19 @@ class SqlStore(ABC):
             codes = sorted({p.code for p in batch})
             where, params = self._in_list(codes)
             rows = await conn.fetch(
-                # In code order, so two writers lock rooms in the same order (no deadlock).
                 f"SELECT code, next_index FROM rooms WHERE code {where}"
                 f" ORDER BY code{self.lock_rows_sql}",
                 *params,
             )
-            start = {str(r[0]): int(r[1]) for r in rows}
-            nxt = dict(start)
-            accepted: dict[tuple[str, int], str] = {}
-            outcomes: list[StoreError | None] = []
-            to_check: list[int] = []
-            for i, p in enumerate(batch):
-                n = nxt.get(p.code)
-                if n is None:
-                    outcomes.append(UnknownRoom(f"no live room {p.code}"))
-                elif p.index == n:
-                    accepted[(p.code, p.index)] = p.text
-                    nxt[p.code] = n + 1
-                    outcomes.append(None)
-                elif p.index > n:
-                    outcomes.append(ActionGap(p.code, p.index, n))
-                elif (p.code, p.index) in accepted:
-                    same = _same_json(accepted[(p.code, p.index)], p.text)
-                    outcomes.append(None if same else ActionConflict(p.code, p.index))
-                else:
-                    outcomes.append(None)
-                    to_check.append(i)
-            for i in to_check:
+            plan = BatchPlan(batch, {str(r[0]): int(r[1]) for r in rows})
+            for i in plan.to_check:
                 p = batch[i]
-                row = await conn.fetchone(
-                    "SELECT action FROM room_actions WHERE code = ? AND idx = ?", p.code, p.index
-                )
-                if row is None:
-                    outcomes[i] = CorruptRow(f"room {p.code}: stored action {p.index} is missing")
-                elif not _same_json(row[0], p.text):
-                    outcomes[i] = ActionConflict(p.code, p.index)
-            if accepted:
-                await conn.executemany(
-                    "INSERT INTO room_actions (code, idx, action) VALUES (?, ?, ?)",
-                    [(c, i, t) for (c, i), t in accepted.items()],
-                )
-                await conn.executemany(
-                    "UPDATE rooms SET next_index = ? WHERE code = ?",
-                    [(n, c) for c, n in nxt.items() if n != start[c]],
-                )
-        return outcomes
+                row = await conn.fetchone(SELECT_ACTION_SQL, p.code, p.index)
+                plan.check_stored(i, row)
+            if plan.accepted:
+                await conn.executemany(INSERT_ACTION_SQL, plan.insert_rows())
+                await conn.executemany(UPDATE_NEXT_SQL, plan.update_rows())
+        return plan.outcomes
 
     async def load_room(self, code: str) -> RoomState:
         code = check_code(code)
