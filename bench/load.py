@@ -22,12 +22,14 @@ import contextlib
 import json
 import os
 import random
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,11 +177,16 @@ class Player:
 
 
 def start_server(
-    data_dir: Path, referee: str, database_url: str | None = None, write_behind: bool = False
+    data_dir: Path,
+    referee: str,
+    database_url: str | None = None,
+    write_behind: bool = False,
+    serve_args: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[str], str]:
     extra = ["--database-url", database_url] if database_url else []
     if write_behind:
         extra.append("--write-behind")
+    extra.extend(serve_args)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -252,7 +259,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.url:
         proc, url = None, args.url.rstrip("/")
     else:
-        proc, url = start_server(data_dir, args.referee, args.database_url, args.write_behind)
+        proc, url = start_server(
+            data_dir,
+            args.referee,
+            args.database_url,
+            args.write_behind,
+            shlex.split(args.serve_args),
+        )
     pid = int(httpx.get(f"{url}/api/metrics").json()["pid"])
     ws_url = url.replace("http://", "ws://")
     stats = Stats()
@@ -363,6 +376,9 @@ def main() -> None:
     parser.add_argument("--url", default=None, help="use a running server (same machine)")
     parser.add_argument(
         "--database-url", default=None, help="passed to slapjack serve (default: SQLite file)"
+    )
+    parser.add_argument(
+        "--serve-args", default="", help='more options for slapjack serve, e.g. "--compress"'
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()

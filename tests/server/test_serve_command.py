@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from slapjack.cli import app
@@ -28,3 +30,67 @@ def test_a_busy_port_is_named(tmp_path: Path) -> None:
         )
     assert result.exit_code != 0
     assert f"cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def test_game_sockets_skip_compression_unless_asked() -> None:
+    from slapjack.commands.serve import MAX_WS_FRAME, server_config
+
+    plain = server_config(object(), "warning")
+    assert plain.ws_per_message_deflate is False
+    assert plain.ws_max_size == MAX_WS_FRAME
+    assert server_config(object(), "warning", compress=True).ws_per_message_deflate is True
+
+
+def test_the_server_loop_is_uvloop() -> None:
+    import asyncio
+
+    import uvloop
+
+    from slapjack.commands.serve import server_config
+
+    factory = server_config(object(), "warning").get_loop_factory()
+    assert factory is not None
+    loop = factory()
+    try:
+        assert isinstance(loop, uvloop.Loop)
+        assert isinstance(loop, asyncio.AbstractEventLoop)
+    finally:
+        loop.close()
+
+
+def test_tune_runtime_freezes_the_heap_and_raises_the_thresholds() -> None:
+    import gc
+    import sys
+
+    from slapjack.commands.serve import GC_THRESHOLDS, SWITCH_INTERVAL_S, tune_runtime
+
+    thresholds, interval = gc.get_threshold(), sys.getswitchinterval()
+    try:
+        tune_runtime()
+        assert gc.get_freeze_count() > 10_000  # every module loaded so far
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        sys.setswitchinterval(interval)
+
+
+def test_a_started_server_has_tuned_its_runtime(tmp_path: Path) -> None:
+    import httpx
+
+    from .test_restart import start_serve
+
+    proc, url = start_serve(tmp_path)
+    try:
+        deadline = time.monotonic() + 10
+        while True:  # tune_runtime runs right after uvicorn reports it started
+            metrics = httpx.get(f"{url}/api/metrics", params={"objects": True}).json()
+            if metrics["gc_frozen"] > 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert metrics["gc_frozen"] > 10_000
+        assert metrics["store_batches"]["n"] == 0
+    finally:
+        proc.terminate()
+        proc.wait(10)
