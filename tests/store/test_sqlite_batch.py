@@ -107,3 +107,48 @@ async def test_a_statement_failing_mid_batch_rolls_the_whole_batch_back(
     # No transaction was left open: the same appends now go through.
     await asyncio.gather(*(store.append_action(code, 0, acts[0]) for code in ("OK1", "BAD")))
     assert list((await store.load_room("BAD")).actions) == acts[:1]
+
+
+async def test_each_store_call_is_one_trip_to_the_sqlite_thread(
+    sqlite_store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = sqlite_store
+    table, _ = play(6)
+    trips = 0
+    real = store._db._execute
+
+    async def counting(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        nonlocal trips
+        trips += 1
+        return await real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(store._db, "_execute", counting)
+    await store.create_room("ONE", SETTINGS, header_of(table))
+    await store.set_seat("ONE", 0, "Ada", None)
+    await store.append_action("ONE", 0, actions_of(table)[0])
+    game_id = await store.finish_game("ONE", table.record.to_dict())
+    room = await store.load_room("ONE")
+    stats = await store.player_stats(table.record.players[0])
+    assert trips == 6
+    assert room.seats[0].name == "Ada" and len(room.actions) == 1
+    assert (await store.get_summary(game_id)).id == game_id and stats.games == 1
+
+
+async def test_a_transaction_that_awaits_anything_else_fails_and_rolls_back(
+    sqlite_store: SqliteStore,
+) -> None:
+    store = sqlite_store
+    table, _ = play(7)
+
+    async def wanders(conn: Any) -> None:
+        await conn.execute(
+            "INSERT INTO rooms (code, settings, header, next_index, created_ms,"
+            " game_started_ms) VALUES ('AWAY', '{}', '{}', 0, 0, 0)"
+        )
+        await asyncio.sleep(0)  # not the connection's: cannot run in its thread
+
+    with pytest.raises(StoreUnavailable, match="awaited something besides its connection"):
+        await store._run(wanders, write=True)
+    assert "AWAY" not in await store.live_rooms()
+    await store.create_room("AFTER", SETTINGS, header_of(table))
+    assert "AFTER" in await store.live_rooms()

@@ -17,10 +17,10 @@ import asyncio
 import hashlib
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Protocol
+from typing import Any, ClassVar, Final, Protocol, TypeVar
 
 from .base import (
     GameSummary,
@@ -58,6 +58,8 @@ from .migrations import SCHEMA_VERSION_TABLE, Migration, check_migrations
 from .summary import game_facts
 
 MAX_BATCH: Final = 500
+
+T = TypeVar("T")
 
 Row = Sequence[Any]
 
@@ -199,6 +201,18 @@ class SqlStore(ABC):
         async with self._guard(), self._reader() as conn:
             yield conn
 
+    async def _run(self, body: Callable[[Conn], Awaitable[T]], *, write: bool) -> T:
+        """``body(conn)`` in one write transaction (``write``) or one consistent read.
+
+        ``body`` awaits nothing but ``conn``'s calls, so an adapter may run it
+        anywhere: the SQLite one runs it whole in its database thread (one hop
+        instead of one per statement, while the store's lock is held)."""
+        if write:
+            async with self._tx() as conn:
+                return await body(conn)
+        async with self._read() as conn:
+            return await body(conn)
+
     @asynccontextmanager
     async def _guard(self) -> AsyncIterator[None]:
         """Driver errors become :class:`StoreUnavailable`; our own pass through."""
@@ -257,7 +271,8 @@ class SqlStore(ABC):
         settings_text = dump_json(check_object(settings, "settings"), "settings")
         header_text = dump_json(check_header(record_header), "record_header")
         now = now_ms()
-        async with self._tx() as conn:
+
+        async def body(conn: Conn) -> None:
             added = await conn.execute(
                 "INSERT INTO rooms (code, settings, header, next_index, created_ms, game_started_ms)"
                 " VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (code) DO NOTHING",
@@ -270,10 +285,13 @@ class SqlStore(ABC):
             if not added:
                 raise RoomExists(f"a live room {code} exists already")
 
+        await self._run(body, write=True)
+
     async def reset_room(self, code: str, record_header: Mapping[str, Any]) -> None:
         code = check_code(code)
         header_text = dump_json(check_header(record_header), "record_header")
-        async with self._tx() as conn:
+
+        async def body(conn: Conn) -> None:
             changed = await conn.execute(
                 "UPDATE rooms SET header = ?, next_index = 0, game_started_ms = ? WHERE code = ?",
                 header_text,
@@ -284,12 +302,17 @@ class SqlStore(ABC):
                 raise UnknownRoom(f"no live room {code}")
             await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
 
+        await self._run(body, write=True)
+
     async def update_settings(self, code: str, settings: Mapping[str, Any]) -> None:
         code = check_code(code)
         text = dump_json(check_object(settings, "settings"), "settings")
-        async with self._tx() as conn:
+
+        async def body(conn: Conn) -> None:
             if not await conn.execute("UPDATE rooms SET settings = ? WHERE code = ?", text, code):
                 raise UnknownRoom(f"no live room {code}")
+
+        await self._run(body, write=True)
 
     async def set_seat(
         self,
@@ -307,7 +330,8 @@ class SqlStore(ABC):
             raise BadInput(f"is_bot must be true or false, got {is_bot!r}")
         if bot_level is not None and (not isinstance(bot_level, str) or len(bot_level) > 40):
             raise BadInput("bot_level is a short text or None")
-        async with self._tx() as conn:
+
+        async def body(conn: Conn) -> None:
             await self._require_room(conn, code)
             await conn.execute(
                 "INSERT INTO room_seats (code, seat, name, token_hash, is_bot, bot_level)"
@@ -323,11 +347,16 @@ class SqlStore(ABC):
                 bot_level,
             )
 
+        await self._run(body, write=True)
+
     async def clear_seat(self, code: str, seat: int) -> None:
         code, seat = check_code(code), check_seat(seat)
-        async with self._tx() as conn:
+
+        async def body(conn: Conn) -> None:
             await self._require_room(conn, code)
             await conn.execute("DELETE FROM room_seats WHERE code = ? AND seat = ?", code, seat)
+
+        await self._run(body, write=True)
 
     async def _require_room(self, conn: Conn, code: str) -> None:
         if await conn.fetchone("SELECT 1 FROM rooms WHERE code = ?", code) is None:
@@ -388,7 +417,8 @@ class SqlStore(ABC):
 
     async def load_room(self, code: str) -> RoomState:
         code = check_code(code)
-        async with self._read() as conn:
+
+        async def body(conn: Conn) -> RoomState:
             row = await conn.fetchone(
                 "SELECT settings, header, next_index, created_ms, game_started_ms"
                 " FROM rooms WHERE code = ?",
@@ -404,37 +434,44 @@ class SqlStore(ABC):
             action_rows = await conn.fetch(
                 "SELECT idx, action FROM room_actions WHERE code = ? ORDER BY idx", code
             )
-        where = f"room {code}"
-        actions: list[dict[str, Any]] = []
-        for expected, (idx, text) in enumerate(action_rows):
-            if idx != expected:
-                raise CorruptRow(f"{where}: action {expected} is missing")
-            actions.append(load_json(text, f"{where} action {idx}"))
-        if len(actions) != row[2]:
-            raise CorruptRow(f"{where}: {len(actions)} actions stored, {row[2]} expected")
-        seats = tuple(Seat(int(s[0]), str(s[1]), s[2], bool(s[3]), s[4]) for s in seat_rows)
-        return RoomState(
-            code=code,
-            settings=load_json(row[0], f"{where} settings"),
-            seats=seats,
-            header=load_json(row[1], f"{where} header"),
-            actions=tuple(actions),
-            created_at=from_ms(row[3], where),
-            game_started_at=from_ms(row[4], where),
-        )
+            where = f"room {code}"
+            actions: list[dict[str, Any]] = []
+            for expected, (idx, text) in enumerate(action_rows):
+                if idx != expected:
+                    raise CorruptRow(f"{where}: action {expected} is missing")
+                actions.append(load_json(text, f"{where} action {idx}"))
+            if len(actions) != row[2]:
+                raise CorruptRow(f"{where}: {len(actions)} actions stored, {row[2]} expected")
+            seats = tuple(Seat(int(s[0]), str(s[1]), s[2], bool(s[3]), s[4]) for s in seat_rows)
+            return RoomState(
+                code=code,
+                settings=load_json(row[0], f"{where} settings"),
+                seats=seats,
+                header=load_json(row[1], f"{where} header"),
+                actions=tuple(actions),
+                created_at=from_ms(row[3], where),
+                game_started_at=from_ms(row[4], where),
+            )
+
+        return await self._run(body, write=False)
 
     async def live_rooms(self) -> list[str]:
-        async with self._read() as conn:
+        async def body(conn: Conn) -> list[str]:
             rows = await conn.fetch("SELECT code FROM rooms ORDER BY created_ms, code")
-        return [str(r[0]) for r in rows]
+            return [str(r[0]) for r in rows]
+
+        return await self._run(body, write=False)
 
     async def close_room(self, code: str) -> None:
         code = check_code(code)
-        async with self._tx() as conn:
+
+        async def body(conn: Conn) -> None:
             await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
             await conn.execute("DELETE FROM room_seats WHERE code = ?", code)
             if not await conn.execute("DELETE FROM rooms WHERE code = ?", code):
                 raise UnknownRoom(f"no live room {code}")
+
+        await self._run(body, write=True)
 
     # ----------------------------------------------------------- finished games
 
@@ -451,7 +488,8 @@ class SqlStore(ABC):
         result_text = dump_json(check_object(result or {}, "result"), "result")
         facts = game_facts(record_obj)
         sha = hashlib.sha256(record_text.encode()).hexdigest()
-        async with self._tx() as conn:
+
+        async def body(conn: Conn) -> int:
             row = await conn.fetchone("SELECT id FROM games WHERE record_sha = ?", sha)
             if row is not None:
                 return int(row[0])
@@ -520,13 +558,16 @@ class SqlStore(ABC):
                     "INSERT INTO reactions (game_id, name, reaction_ms) VALUES (?, ?, ?)",
                     reactions,
                 )
-        return game_id
+            return game_id
+
+        return await self._run(body, write=True)
 
     async def list_games(
         self, limit: int = 50, offset: int = 0, player: str | None = None
     ) -> list[GameSummary]:
         limit, offset = check_paging(limit, offset)
-        async with self._read() as conn:
+
+        async def body(conn: Conn) -> list[GameSummary]:
             if player is None:
                 rows = await conn.fetch(
                     f"SELECT {_SUMMARY_COLUMNS} FROM games ORDER BY id DESC LIMIT ? OFFSET ?",
@@ -542,47 +583,61 @@ class SqlStore(ABC):
                     limit,
                     offset,
                 )
-        return [_summary(r) for r in rows]
+            return [_summary(r) for r in rows]
+
+        return await self._run(body, write=False)
 
     async def count_games(self, player: str | None = None) -> int:
-        async with self._read() as conn:
+        async def body(conn: Conn) -> int:
             if player is None:
                 row = await conn.fetchone("SELECT COUNT(*) FROM games")
             else:
                 row = await conn.fetchone(
                     "SELECT COUNT(*) FROM game_players WHERE name = ?", check_name(player)
                 )
-        return int(row[0]) if row is not None else 0
+            return int(row[0]) if row is not None else 0
+
+        return await self._run(body, write=False)
 
     async def get_game(self, game_id: int) -> dict[str, Any]:
         game_id = check_game_id(game_id)
-        async with self._read() as conn:
+
+        async def body(conn: Conn) -> dict[str, Any]:
             row = await conn.fetchone("SELECT record FROM games WHERE id = ?", game_id)
-        if row is None:
-            raise UnknownGame(f"no finished game {game_id}")
-        record: dict[str, Any] = load_json(row[0], f"game {game_id} record")
-        return record
+            if row is None:
+                raise UnknownGame(f"no finished game {game_id}")
+            record: dict[str, Any] = load_json(row[0], f"game {game_id} record")
+            return record
+
+        return await self._run(body, write=False)
 
     async def get_summary(self, game_id: int) -> GameSummary:
         game_id = check_game_id(game_id)
-        async with self._read() as conn:
+
+        async def body(conn: Conn) -> GameSummary:
             row = await conn.fetchone(f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id = ?", game_id)
-        if row is None:
-            raise UnknownGame(f"no finished game {game_id}")
-        return _summary(row)
+            if row is None:
+                raise UnknownGame(f"no finished game {game_id}")
+            return _summary(row)
+
+        return await self._run(body, write=False)
 
     async def get_result(self, game_id: int) -> dict[str, Any]:
         game_id = check_game_id(game_id)
-        async with self._read() as conn:
+
+        async def body(conn: Conn) -> dict[str, Any]:
             row = await conn.fetchone("SELECT result FROM games WHERE id = ?", game_id)
-        if row is None:
-            raise UnknownGame(f"no finished game {game_id}")
-        result: dict[str, Any] = load_json(row[0], f"game {game_id} result")
-        return result
+            if row is None:
+                raise UnknownGame(f"no finished game {game_id}")
+            result: dict[str, Any] = load_json(row[0], f"game {game_id} result")
+            return result
+
+        return await self._run(body, write=False)
 
     async def player_stats(self, name: str) -> PlayerStats:
         name = check_name(name)
-        async with self._read() as conn:
+
+        async def body(conn: Conn) -> PlayerStats:
             row = await conn.fetchone(
                 "SELECT COUNT(*), COALESCE(SUM(p.is_winner), 0), COALESCE(SUM(p.jacks), 0),"
                 " COALESCE(SUM(p.slaps), 0), COALESCE(SUM(p.wrong_slaps), 0),"
@@ -602,18 +657,20 @@ class SqlStore(ABC):
                     (n - 1) // 2,
                 )
                 median = sum(float(r[0]) for r in middle) / len(middle)
-        if row is None or not row[0]:
-            return PlayerStats(name)
-        return PlayerStats(
-            name=name,
-            games=int(row[0]),
-            wins=int(row[1]),
-            jacks=int(row[2]),
-            slaps=int(row[3]),
-            wrong_slaps=int(row[4]),
-            median_reaction_ms=median,
-            last_played=from_ms(row[5], f"stats of {name}") if row[5] is not None else None,
-        )
+            if row is None or not row[0]:
+                return PlayerStats(name)
+            return PlayerStats(
+                name=name,
+                games=int(row[0]),
+                wins=int(row[1]),
+                jacks=int(row[2]),
+                slaps=int(row[3]),
+                wrong_slaps=int(row[4]),
+                median_reaction_ms=median,
+                last_played=from_ms(row[5], f"stats of {name}") if row[5] is not None else None,
+            )
+
+        return await self._run(body, write=False)
 
 
 def _same_json(stored: Any, text: str) -> bool:

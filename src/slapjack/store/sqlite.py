@@ -16,7 +16,7 @@ import json
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any, ClassVar, Final, cast
@@ -29,6 +29,7 @@ from ._sql import (
     Conn,
     Row,
     SqlStore,
+    T,
     _Pending,
 )
 from .errors import BadInput, StoreError, StoreUnavailable
@@ -124,6 +125,18 @@ class SqliteStore(SqlStore):
                     await asyncio.shield(self._db.execute("ROLLBACK"))
                 raise
 
+    async def _run(self, body: Callable[[Conn], Awaitable[T]], *, write: bool) -> T:
+        """Run the whole of ``body`` in the connection's thread: one hop instead
+        of one per statement while the lock is held (appends wait for that
+        lock). ``body`` awaits only its connection's calls, which here never
+        suspend; anything else is a bug and fails loudly (rolled back)."""
+        self._check_open()
+        async with self._guard(), self._lock:
+            result: T = await self._db._execute(  # type: ignore[no-untyped-call]
+                _run_in_thread, self._db, body, write
+            )
+        return result
+
     async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
         """One group commit in one hop to the connection's thread.
 
@@ -182,6 +195,54 @@ class SqliteStore(SqlStore):
         async with self._read() as conn:
             row = await conn.fetchone(f"PRAGMA {name}")
         return row[0] if row is not None else None
+
+
+class _ThreadConn:
+    """The :class:`Conn` calls straight on the ``sqlite3`` connection, for code
+    already in aiosqlite's thread: its coroutines finish without suspending."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self._raw = raw
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        return max(self._raw.execute(sql, args).rowcount, 0)
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            self._raw.executemany(sql, rows)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        return list(self._raw.execute(sql, args).fetchall())
+
+    async def fetchone(self, sql: str, *args: Any) -> Row | None:
+        row: Row | None = self._raw.execute(sql, args).fetchone()
+        return row
+
+
+def _run_in_thread(
+    db: aiosqlite.Connection, body: Callable[[Conn], Awaitable[T]], write: bool
+) -> T:
+    """``SqliteStore._run`` in the SQLite thread: BEGIN, drive ``body`` to its
+    end (it must not suspend), COMMIT; ROLLBACK on any error."""
+    raw: sqlite3.Connection = db._conn
+    raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    try:
+        coro = body(_ThreadConn(raw))
+        try:
+            coro.send(None)  # type: ignore[attr-defined]
+        except StopIteration as done:
+            result: T = done.value
+        else:
+            coro.close()  # type: ignore[attr-defined]
+            raise RuntimeError("a store transaction awaited something besides its connection")
+        raw.execute("COMMIT")
+    except BaseException:
+        with suppress(sqlite3.Error):
+            raw.execute("ROLLBACK")
+        raise
+    return result
 
 
 ROWS_PER_STATEMENT: Final = 300
