@@ -152,3 +152,28 @@ async def test_a_transaction_that_awaits_anything_else_fails_and_rolls_back(
     assert "AWAY" not in await store.live_rooms()
     await store.create_room("AFTER", SETTINGS, header_of(table))
     assert "AFTER" in await store.live_rooms()
+
+
+async def test_the_wal_is_checkpointed_beside_the_writer(tmp_path: Path) -> None:
+    from slapjack.store.sqlite import CHECKPOINT_EVERY
+
+    path = tmp_path / "wal.sqlite3"
+    store = await SqliteStore.open(path)
+    table, _ = play(8)
+    acts = actions_of(table)
+    try:
+        assert await store.pragma("wal_autocheckpoint") == 0  # not inside our commits
+        await store.create_room("W", SETTINGS, header_of(table))
+        commits = 2 * CHECKPOINT_EVERY + 10
+        for i in range(commits):  # one commit each
+            await store.append_action("W", i, acts[i % len(acts)] | {"n": i})
+        assert store._checkpoint is not None
+        await store._checkpoint
+        assert store.checkpoints >= 2
+    finally:
+        await store.close()
+    reopened = await SqliteStore.open(path)
+    try:
+        assert len((await reopened.load_room("W")).actions) == commits
+    finally:
+        await reopened.close()
