@@ -182,15 +182,24 @@ class SqliteStore(SqlStore):
         for a busy loop while the file's write lock is held; here the thread
         runs the whole transaction and the loop is woken once, after the commit
         (write-ahead rooms wait for exactly that). A cancelled caller does not
-        stop it: the transaction commits or rolls back whole."""
+        stop it: the transaction commits or rolls back whole.
+
+        The callers are answered from the thread's wake-up call itself, one
+        turn of the event loop before this coroutine resumes (the base class
+        skips answered futures)."""
         self._check_open()
+        loop = asyncio.get_running_loop()
+
+        def work() -> tuple[list[StoreError | None], float, float]:
+            done = _write_batch_in_thread(self._db, batch)
+            loop.call_soon_threadsafe(_answer, batch, done[0])
+            return done
+
         async with self._guard(), self._lock:
             # aiosqlite runs ``fn`` in its thread, in order with every other call
             # on this connection (its documented ``execute`` calls go this way too).
             sent = time.perf_counter()
-            outcomes, began, ended = await self._db._execute(  # type: ignore[no-untyped-call]
-                _write_batch_in_thread, self._db, batch
-            )
+            outcomes, began, ended = await self._db._execute(work)  # type: ignore[no-untyped-call]
             back = time.perf_counter()
         self._committed()
         self.batch_timings.append(
@@ -238,6 +247,16 @@ class SqliteStore(SqlStore):
         async with self._read() as conn:
             row = await conn.fetchone(f"PRAGMA {name}")
         return row[0] if row is not None else None
+
+
+def _answer(batch: list[_Pending], outcomes: list[StoreError | None]) -> None:
+    """Wake the appends of a committed batch (in the event loop)."""
+    for pending, outcome in zip(batch, outcomes, strict=True):
+        if not pending.future.done():
+            if outcome is None:
+                pending.future.set_result(None)
+            else:
+                pending.future.set_exception(outcome)
 
 
 class _ThreadConn:
