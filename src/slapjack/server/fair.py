@@ -361,13 +361,18 @@ class FairReferee:
             return True
         transport = prof.transport
         recent = [smp.rtt for smp in list(state.sync.samples)[-cfg.reference_pings :]]
-        if (
-            transport is not None
-            and min(recent) - transport.srtt_ms > cfg.suspect_tol_ms + transport.rttvar_ms
-        ):
+        if transport is not None:
             # even its fastest recent ping is slower than the TCP connection's
-            # typical round trip: the client holds back its clock-sync replies
-            return True
+            # fastest (or, without that, typical) round trip: the client holds
+            # back its clock-sync replies
+            if transport.min_rtt_ms is not None:
+                excess = min(recent) - transport.min_rtt_ms
+                tol = cfg.suspect_tol_ms + 0.5 * transport.rttvar_ms
+            else:
+                excess = min(recent) - transport.srtt_ms
+                tol = cfg.suspect_tol_ms + transport.rttvar_ms
+            if excess > tol:
+                return True
         wires = list(state.wires)
         if len(wires) >= cfg.suspect_min:
             ordered = sorted(wires)
