@@ -38,11 +38,20 @@ from .rules import (
     option_choices,
 )
 from .shuffle import shuffled_deck
+from .timing import (
+    ANTICIPATION_FLOOR_MS,
+    FALSE_START_OFFSET_MS,
+    is_false_start,
+    measured_reaction,
+    ranked_reaction,
+)
 from .view import View, observe, spectate
 
 __all__ = [
     "ACE",
+    "ANTICIPATION_FLOOR_MS",
     "DECK_SIZE",
+    "FALSE_START_OFFSET_MS",
     "FORMAT",
     "FULL_DECK",
     "JACK",
@@ -80,13 +89,16 @@ __all__ = [
     "check_players",
     "event_to_dict",
     "final_position",
+    "is_false_start",
     "is_jack",
     "is_red",
+    "measured_reaction",
     "observe",
     "option_choices",
     "parse_card",
     "parse_deck",
     "rank_of",
+    "ranked_reaction",
     "replay",
     "shuffled_deck",
     "spectate",

@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from slapjack.core.timing import ANTICIPATION_FLOOR_MS, FALSE_START_OFFSET_MS
+
 from .clocksync import ClockSync, ClockSyncError, NetworkProfile, quantile
 
 __all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
@@ -47,7 +49,7 @@ _SENT_HISTORY: Final = 8
 class FairConfig:
     """The referee's settings (all in milliseconds unless said otherwise)."""
 
-    floor_ms: float = 100.0
+    floor_ms: float = ANTICIPATION_FLOOR_MS
     """Anticipation floor: a claimed reaction below it cannot win."""
     resolution_ms: float = 1.0
     """Bounded reactions are rounded to this; equal values are a tie (the ``tie`` rule)."""
@@ -84,7 +86,7 @@ class FairConfig:
     """Held if more than this share of the last ``exceed_window`` slaps imply a wire
     time above the 75 % quantile of the seat's pings (an honest seat: about 25 %)."""
     """The evidence compares slaps with the fastest of this many recent pings."""
-    false_start_ms: float = 5000.0
+    false_start_ms: float = FALSE_START_OFFSET_MS
     """A false start ranks as this plus its bounded reaction (after every real one)."""
     use_stamps: bool = True
     """Check the client's ``shown_at``/``input_at`` against the clock offset."""

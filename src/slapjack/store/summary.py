@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from slapjack.core import Record, SlapjackError, replay
+from slapjack.core import Record, SlapjackError, is_false_start, replay
 from slapjack.core.events import Forfeit, RaceWon, Slapped, WrongSlap
 
 from .errors import InvalidRecord
@@ -72,7 +72,8 @@ def game_facts(record: Mapping[str, Any]) -> GameFacts:
     for event in result.events:
         if isinstance(event, Slapped):
             lines[event.seat].slaps += 1
-            lines[event.seat].reactions.append(float(event.reaction_ms))
+            if not is_false_start(event.reaction_ms):  # a guess is no reaction time
+                lines[event.seat].reactions.append(float(event.reaction_ms))
         elif isinstance(event, RaceWon):
             lines[event.winner].jacks += 1
         elif isinstance(event, WrongSlap | Forfeit):

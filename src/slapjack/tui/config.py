@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from slapjack.core import Card, Rules
+from slapjack.core import FALSE_START_OFFSET_MS, Card, Rules
 from slapjack.core.game import MAX_NAME_LENGTH
 
 from .i18n import tr
@@ -17,9 +17,9 @@ MIN_SEATS: Final = 2
 MAX_SEATS: Final = 10
 BOT_LEVELS: Final = ("beginner", "casual", "pro", "perfect")
 
-FALSE_START_MS: Final = 5000.0
-"""Added to a guessed slap's reaction, so it ranks behind every real one (the web
-referee's default too)."""
+FALSE_START_MS: Final = FALSE_START_OFFSET_MS
+"""Added to a guessed slap's reaction, so it ranks behind every real one (the
+convention of :mod:`slapjack.core.timing`, shared with the web referee)."""
 
 RESERVED_KEYS: Final = frozenset({" ", "?", "s"})
 """Space flips for whoever is on turn, ``?`` shows the rules, ``s`` saves."""

@@ -4,7 +4,7 @@
 
 import { announce, api, fill, h, showError, startPage } from "./common.js";
 import { Connection, ReactionClock } from "./connection.js";
-import { lang, num, t } from "./i18n.js";
+import { lang, msText, t } from "./i18n.js";
 import { loadOptions } from "./options.js";
 import { roomState } from "./roomstate.js";
 import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
@@ -312,7 +312,7 @@ function handleEvent(ev, view) {
     for (const [s, r] of ev.reactions || []) {
       const i = localIndex(s);
       if (i >= 0) {
-        flashZone(i, r === null || r === undefined ? "—" : t("unit.ms", { n: num(r) }), s === winner ? "won" : "hit");
+        flashZone(i, msText(r), s === winner ? "won" : "hit");
       }
     }
   }
@@ -343,7 +343,7 @@ function slap(i, ev) {
   state.slapped.add(key);
   p.conn.act("slap", { ...fields, call: false });
   state.table.markSlap(p.seat);
-  flashZone(i, t("unit.ms", { n: num(fields.reaction_ms) }), "hit", false);
+  flashZone(i, msText(fields.reaction_ms), "hit", false);
 }
 
 function flashZone(i, text, kind, confirmed = true) {

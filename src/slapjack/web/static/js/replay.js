@@ -3,7 +3,7 @@
 // this page only shows its steps.
 
 import { api, fill, h, showError, startPage } from "./common.js";
-import { num, t } from "./i18n.js";
+import { msText, t } from "./i18n.js";
 import { RACE_ENDS, TableView, describeEvent } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -76,7 +76,7 @@ function describeAction(step) {
   const a = step.action;
   if (!a) return t("replay.deal", { n: step.view.players.length });
   if (a.settle) return t("replay.settle");
-  if ("slap" in a) return t("replay.slap_ignored", { name: a.slap, ms: num(a.reaction_ms) });
+  if ("slap" in a) return t("replay.slap_ignored", { name: a.slap, ms: msText(a.reaction_ms) });
   if ("time_up" in a) return t("ev.time_is_up");
   return "";
 }

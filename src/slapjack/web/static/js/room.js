@@ -20,7 +20,7 @@ import {
   DEFAULT_KEYS,
 } from "./common.js";
 import { Connection, ReactionClock } from "./connection.js";
-import { lang, num, t } from "./i18n.js";
+import { lang, msText, t } from "./i18n.js";
 import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
 import { roomState } from "./roomstate.js";
 
@@ -261,7 +261,7 @@ function showMyReaction(ev) {
   const won =
     (ev.type === "race_won" && ev.winner === state.seat) ||
     (ev.type === "picked_up" && ev.seat !== state.seat);
-  flashResult(t(won ? "room.you_won_race" : "room.your_reaction", { ms: num(mine[1]) }), won ? "good" : "");
+  flashResult(t(won ? "room.you_won_race" : "room.your_reaction", { ms: msText(mine[1]) }), won ? "good" : "");
 }
 
 // -------------------------------------------------------------- rendering
@@ -483,7 +483,7 @@ function slap(ev) {
   const call = state.callSent === fields.flip_id;
   state.conn.act("slap", { ...fields, call });
   state.table.markSlap(state.seat);
-  flashResult(t("room.you_slapped", { ms: num(fields.reaction_ms) }));
+  flashResult(t("room.you_slapped", { ms: msText(fields.reaction_ms) }));
   pulse($("slap-btn"));
 }
 

@@ -3,7 +3,7 @@
 
 import { fill, h, median, reducedMotion } from "./common.js";
 import { cardBack, cardFace, rankLabel, spokenCard } from "./cards.js";
-import { num, t } from "./i18n.js";
+import { msText, t } from "./i18n.js";
 
 /** A seat's name (or "Seat 3" if the view has none). */
 export function seatName(view, seat) {
@@ -16,9 +16,7 @@ function names(view, seats) {
   return seats.map((s) => seatName(view, s)).join(", ");
 }
 
-function ms(value) {
-  return value === null || value === undefined ? "—" : t("unit.ms", { n: num(value) });
-}
+const ms = msText;
 
 /** A rank ("J", "7") in the current language's long form. */
 export function rankWord(rank) {
@@ -133,7 +131,7 @@ function presetGoal(view) {
 
 /** Fill an end-screen ranking table body: place, name, cards, jacks, wrong slaps, median. */
 export function renderRanking(tbody, view, stats, mine = []) {
-  const fmt = (v) => (v === null || v === undefined ? "—" : t("unit.ms", { n: num(v) }));
+  const fmt = msText;
   fill(
     tbody,
     ranking(view).map((s, i) =>
