@@ -600,14 +600,18 @@ class SqlStore(ABC):
         return await self._run(body, write=False)
 
     async def get_game(self, game_id: int) -> dict[str, Any]:
+        return await self._game_json(game_id, "record")
+
+    async def _game_json(self, game_id: int, column: str) -> dict[str, Any]:
+        """A finished game's ``record`` or ``result`` column, decoded."""
         game_id = check_game_id(game_id)
 
         async def body(conn: Conn) -> dict[str, Any]:
-            row = await conn.fetchone("SELECT record FROM games WHERE id = ?", game_id)
+            row = await conn.fetchone(f"SELECT {column} FROM games WHERE id = ?", game_id)
             if row is None:
                 raise UnknownGame(f"no finished game {game_id}")
-            record: dict[str, Any] = load_json(row[0], f"game {game_id} record")
-            return record
+            value: dict[str, Any] = load_json(row[0], f"game {game_id} {column}")
+            return value
 
         return await self._run(body, write=False)
 
@@ -623,16 +627,7 @@ class SqlStore(ABC):
         return await self._run(body, write=False)
 
     async def get_result(self, game_id: int) -> dict[str, Any]:
-        game_id = check_game_id(game_id)
-
-        async def body(conn: Conn) -> dict[str, Any]:
-            row = await conn.fetchone("SELECT result FROM games WHERE id = ?", game_id)
-            if row is None:
-                raise UnknownGame(f"no finished game {game_id}")
-            result: dict[str, Any] = load_json(row[0], f"game {game_id} result")
-            return result
-
-        return await self._run(body, write=False)
+        return await self._game_json(game_id, "result")
 
     async def player_stats(self, name: str) -> PlayerStats:
         name = check_name(name)
