@@ -71,27 +71,35 @@ def as_live(url: str) -> LiveServer:
     return LiveServer(url, url.replace("http://", "ws://"), None, None, None)  # type: ignore[arg-type]
 
 
+async def two_seat_room(
+    url: str, deck: Any, timing: dict[str, Any]
+) -> tuple[str, list[dict[str, Any]], list[Client]]:
+    """A classic room for Anna and Ben on ``deck`` (test hook), both connected."""
+    body = {
+        "create": {"seats": 2, "rules": {"preset": "classic"}},
+        "deck": deck,
+        "timing": timing,
+        "referee": "arrival",
+    }
+    async with httpx.AsyncClient(base_url=url) as http:
+        code = (await http.post("/api/test/rooms", json=body)).json()["code"]
+        seats = [
+            (await http.post(f"/api/rooms/{code}/join", json={"name": n})).json()
+            for n in ("Anna", "Ben")
+        ]
+    live = as_live(url)
+    clients = [Client(live.ws_url, code, s["token"]) for s in seats]
+    for c in clients:
+        await c.connect()
+    return code, seats, clients
+
+
 async def test_kill_9_and_restart_resumes_the_room(tmp_path: Path) -> None:
     proc, url = start_serve(tmp_path)
     clients: list[Client] = []
     try:
         timing: dict[str, Any] = {**FAST, "turn_ms": 60_000.0, "grace_ms": 60_000.0}
-        body = {
-            "create": {"seats": 2, "rules": {"preset": "classic"}},
-            "deck": deck_with_jack_at(2),
-            "timing": timing,
-            "referee": "arrival",
-        }
-        async with httpx.AsyncClient(base_url=url) as http:
-            code = (await http.post("/api/test/rooms", json=body)).json()["code"]
-            seats = [
-                (await http.post(f"/api/rooms/{code}/join", json={"name": n})).json()
-                for n in ("Anna", "Ben")
-            ]
-        live = as_live(url)
-        clients = [Client(live.ws_url, code, s["token"]) for s in seats]
-        for c in clients:
-            await c.connect()
+        code, seats, clients = await two_seat_room(url, deck_with_jack_at(2), timing)
         a, b = clients
         await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
         await a.act("flip", flip_id=0)
@@ -160,22 +168,7 @@ async def test_kill_9_during_a_race_settles_it_after_restart(tmp_path: Path) -> 
             "grace_ms": 60_000.0,
             "jack_timeout_ms": 60_000.0,
         }
-        body = {
-            "create": {"seats": 2, "rules": {"preset": "classic"}},
-            "deck": deck_with_jack_at(0),
-            "timing": timing,
-            "referee": "arrival",
-        }
-        async with httpx.AsyncClient(base_url=url) as http:
-            code = (await http.post("/api/test/rooms", json=body)).json()["code"]
-            seats = [
-                (await http.post(f"/api/rooms/{code}/join", json={"name": n})).json()
-                for n in ("Anna", "Ben")
-            ]
-        live = as_live(url)
-        clients = [Client(live.ws_url, code, s["token"]) for s in seats]
-        for c in clients:
-            await c.connect()
+        code, seats, clients = await two_seat_room(url, deck_with_jack_at(0), timing)
         a, b = clients
         await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
         await a.act("flip", flip_id=0)
