@@ -139,34 +139,29 @@ def _fill(text: str, name: str, value: Any, lang: str) -> str:
     return text
 
 
-def option_value_label(name: str, value: Any, lang: str) -> str:
-    """A short name of one option value, for a menu (``"Share the pile"``)."""
-    cat = catalog(lang)
+def _value_entry(table: str, name: str, value: Any, lang: str) -> str:
+    """One option value's text from the catalogue table ``table``, filled in."""
+    entries: dict[str, dict[str, str]] = getattr(catalog(lang), table)
     try:
-        text = cat.value_labels[name][option_value_key(name, value)]
+        text = entries[name][option_value_key(name, value)]
     except KeyError:
         raise LanguageError(f"no text for {name} = {value!r}", code="bad_option") from None
     return _fill(text, name, value, lang)
+
+
+def option_value_label(name: str, value: Any, lang: str) -> str:
+    """A short name of one option value, for a menu (``"Share the pile"``)."""
+    return _value_entry("value_labels", name, value, lang)
 
 
 def option_value_line(name: str, value: Any, lang: str) -> str:
     """One line explaining one option value (positive time limits are filled in)."""
-    cat = catalog(lang)
-    try:
-        text = cat.value_lines[name][option_value_key(name, value)]
-    except KeyError:
-        raise LanguageError(f"no text for {name} = {value!r}", code="bad_option") from None
-    return _fill(text, name, value, lang)
+    return _value_entry("value_lines", name, value, lang)
 
 
 def option_value_text(name: str, value: Any, lang: str) -> str:
     """The rules paragraph of one option value (positive time limits are filled in)."""
-    cat = catalog(lang)
-    try:
-        text = cat.value_texts[name][option_value_key(name, value)]
-    except KeyError:
-        raise LanguageError(f"no text for {name} = {value!r}", code="bad_option") from None
-    return _fill(text, name, value, lang)
+    return _value_entry("value_texts", name, value, lang)
 
 
 def _value_str(value: Any) -> str:
