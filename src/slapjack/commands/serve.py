@@ -104,6 +104,14 @@ def serve(
             "kill -9 may lose the last milliseconds of play).",
         ),
     ] = False,
+    tcp_info: Annotated[
+        bool,
+        typer.Option(
+            "--tcp-info/--no-tcp-info",
+            help="Give the fair referee the kernel's round-trip estimate of each "
+            "connection (Linux TCP_INFO; never for loopback or proxied clients).",
+        ),
+    ] = True,
     compress: Annotated[
         bool,
         typer.Option(
@@ -130,6 +138,7 @@ def serve(
         database_url=database_url,
         referee=referee,
         write_ahead=not write_behind,
+        transport_rtt=tcp_info,
     )
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

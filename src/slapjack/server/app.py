@@ -92,6 +92,7 @@ def create_app(
     test_hooks: bool | None = None,
     static_dir: Path | None = None,
     write_ahead: bool = True,
+    transport_rtt: bool = True,
 ) -> FastAPI:
     """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
     records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
@@ -100,7 +101,9 @@ def create_app(
     ``write_ahead``: a room stores each input's actions before sending its
     frames (a restart shows exactly what players saw); ``False`` sends first
     and stores right after (lower latency; a ``kill -9`` may lose the last
-    few milliseconds of play)."""
+    few milliseconds of play). ``transport_rtt``: read the kernel's round-trip
+    estimate of each client's connection (``TCP_INFO``, see :func:`tcp_rtt`) for
+    the fair referee; ``False`` leaves the referee to the clock-sync pings alone."""
     factory: RefereeFactory = referee_factory(referee)
     hooks = test_hooks if test_hooks is not None else os.environ.get(TEST_HOOKS_ENV) == "1"
     static = static_dir or STATIC_DIR
@@ -374,7 +377,7 @@ def create_app(
             await ws.send_json({"type": "error", "code": "room_closed", "message": "no such room"})
             await ws.close(4004, "no such room")
             return
-        await serve_socket(room, ws)
+        await serve_socket(room, ws, transport_rtt=transport_rtt)
 
     return app
 
@@ -415,8 +418,10 @@ def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
         return None
 
 
-async def serve_socket(room: Room, ws: WebSocket) -> None:
-    """Read one client's frames until it leaves; check each at the edge."""
+async def serve_socket(room: Room, ws: WebSocket, *, transport_rtt: bool = True) -> None:
+    """Read one client's frames until it leaves; check each at the edge.
+    ``transport_rtt``: after each pong, pass the kernel's round-trip estimate
+    (:func:`tcp_rtt`) to the room's referee."""
     conn = Conn(ws)
     conn.limit = RateLimit(room.timing.rate_limit, room.timing.rate_limit)
     writer = asyncio.create_task(conn.writer())
@@ -454,7 +459,7 @@ async def serve_socket(room: Room, ws: WebSocket) -> None:
                 continue
             if isinstance(msg, Pong):
                 room.on_pong(conn, msg, at)
-                rtt = tcp_rtt(ws)
+                rtt = tcp_rtt(ws) if transport_rtt else None
                 if rtt is not None:
                     room.on_transport_rtt(conn, rtt, at)
                 continue
