@@ -29,7 +29,21 @@ honest seats of the same race).
     python bench/fairness.py                      # everything, 1,000 races each
     python bench/fairness.py --scenarios home --cheats forger100 --races 300
 
-Loopback only; bounded by ``--races`` and ``--max-seconds`` per run; stops by itself.
+Network modes (``--network``):
+
+* ``harness`` (default): the delays are made inside this harness (class
+  ``Link``), the server sees loopback; ``fair+tcp`` is fed an emulated kernel
+  estimate (``feed_transport``).
+* ``tun`` (Linux, root): the delays are made below TCP by ``bench/tunnet.py``
+  (a forwarder process between two TUN devices; the clients live in a network
+  namespace, one address per seat); the harness adds no delay of its own (the
+  cheats still hold their pongs and forge their claims). The server listens on
+  the tun network's server address, so it reads the real ``TCP_INFO`` of its
+  real sockets: ``fair+tcp`` is that server, ``fair`` a second one with the
+  reading switched off (``create_app(transport_rtt=False)``). Each row also
+  gives the forwarder's timing error (lateness of its releases, p50/p99).
+
+Bounded by ``--races`` and ``--max-seconds`` per run; stops by itself.
 """
 
 from __future__ import annotations
@@ -37,18 +51,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import logging
 import math
 import random
+import signal
 import socket
 import statistics
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -58,7 +76,24 @@ import websockets
 from slapjack.bots import PROFILES
 from slapjack.server import create_app
 
+
+def _load_tunnet() -> ModuleType:
+    """``bench/tunnet.py`` (this file may itself be loaded by path, as in the tests)."""
+    name = "slapjack_bench_tunnet"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("tunnet.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+tunnet = _load_tunnet()
+
 FLOOR_MS = 100.0
+NETWORKS = ("harness", "tun")
 
 SCENARIOS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
     "lan": ((2, 3, 2, 4), (1, 1, 1, 1)),
@@ -169,6 +204,8 @@ class Run:
     reactions: dict[int, float] | None = None
     """Fixed true reactions per seat instead of draws from the human model (tests)."""
     time_limit: int | None = None
+    net: Any = None
+    """A started ``tunnet.TunNet``: the delays are made below TCP, not by ``Link``."""
     races: dict[tuple[str, int, int], Race] = field(default_factory=dict)
     finished: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -250,7 +287,19 @@ class SeatClient:
         return self.now() + self.offset
 
     async def start(self, url: str) -> None:
-        self.ws = await websockets.connect(url, max_size=2**20, compression=None)
+        net = self.run.net
+        if net is None:
+            self.ws = await websockets.connect(url, max_size=2**20, compression=None)
+        else:
+            # a socket in the clients' namespace, from this seat's address
+            where = urllib.parse.urlsplit(url)
+            sock = net.client_socket(self.seat)
+            try:
+                await self.loop.sock_connect(sock, (where.hostname, where.port))
+                self.ws = await websockets.connect(url, sock=sock, max_size=2**20, compression=None)
+            except BaseException:
+                sock.close()
+                raise
         self.tasks = [
             asyncio.create_task(self._reader()),
             asyncio.create_task(self._deliverer()),
@@ -422,7 +471,9 @@ async def play_room(
         joined = await http.post(f"/api/rooms/{code}/join", json={"name": f"P{seat}"})
         joined.raise_for_status()
         info = joined.json()
-        link = Link(base[seat], jitter[seat], random.Random(rng.random()))
+        # in tun mode the network below TCP makes the delays: the link passes frames through
+        delays = (0.0, 0.0) if run.net is not None else (base[seat], jitter[seat])
+        link = Link(*delays, random.Random(rng.random()))
         cheat = run.cheat if seat == cheat_seat else None
         clients.append(
             SeatClient(
@@ -440,7 +491,7 @@ async def play_room(
     try:
         for client in clients:
             await client.start(f"{ws_base}/ws/{code}")
-        if run.referee == "fair+tcp":
+        if run.referee == "fair+tcp" and run.net is None:
             feeder = asyncio.create_task(feed_transport(app, code, clients, run))
         await run.stop.wait()
     finally:
@@ -534,20 +585,22 @@ def summarize(run: Run) -> dict[str, Any]:
 # ------------------------------------------------------------------ driver
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         port: int = s.getsockname()[1]
         return port
 
 
 @contextlib.asynccontextmanager
-async def serve(data_dir: str) -> Any:
-    """The real server on a free loopback port, in this event loop."""
-    app = create_app(data_dir=data_dir, test_hooks=True)
-    port = free_port()
+async def serve(data_dir: str, host: str = "127.0.0.1", transport_rtt: bool = True) -> Any:
+    """The real server on a free port of ``host`` (loopback, or the tun
+    network's server address), in this event loop; ``transport_rtt``: it reads
+    its connections' ``TCP_INFO`` for the referee."""
+    app = create_app(data_dir=data_dir, test_hooks=True, transport_rtt=transport_rtt)
+    port = free_port(host)
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", ws="auto"
+        app, host=host, port=port, log_level="warning", lifespan="on", ws="auto"
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -556,7 +609,7 @@ async def serve(data_dir: str) -> Any:
             task.result()
         await asyncio.sleep(0.01)
     try:
-        yield app, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        yield app, f"http://{host}:{port}", f"ws://{host}:{port}"
     finally:
         server.should_exit = True
         await task
@@ -573,6 +626,9 @@ async def run_one(
 ) -> dict[str, Any]:
     """Play ``run`` in ``rooms`` rooms at once until it has its races (or time is up)."""
     started = time.monotonic()
+    if run.net is not None:
+        run.net.set_delays(list(zip(run.base, run.jitter, strict=True)))
+        run.net.stats(reset=True)
     async with httpx.AsyncClient(base_url=http_base, timeout=30.0) as http:
         tasks = [
             asyncio.create_task(play_room(http, ws_base, app, run, i, seed * 1000 + i))
@@ -589,6 +645,9 @@ async def run_one(
             raise errors[0]
     result = summarize(run)
     result["seconds"] = round(time.monotonic() - started, 1)
+    result["network"] = "harness" if run.net is None else "tun"
+    if run.net is not None:
+        result["forwarder"] = run.net.stats().as_dict()
     return result
 
 
@@ -615,12 +674,40 @@ def plan(
     return out
 
 
-async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
+@contextlib.asynccontextmanager
+async def servers(data_dir: str, net: Any = None) -> Any:
+    """Yields ``pick(referee) -> (app, http_base, ws_base)``. Harness mode: one
+    loopback server. Tun mode: two on the tun network's server address, one
+    reading ``TCP_INFO`` (for ``fair+tcp`` and ``arrival``), one not (``fair``)."""
+    if net is None:
+        async with serve(data_dir) as one:
+            yield lambda referee: one
+        return
+    async with (
+        serve(str(Path(data_dir, "tcp")), net.server_addr, True) as with_tcp,
+        serve(str(Path(data_dir, "notcp")), net.server_addr, False) as without,
+    ):
+        yield lambda referee: without if referee == "fair" else with_tcp
+
+
+def forwarder_line(r: dict[str, Any]) -> str:
+    f = r.get("forwarder")
+    if not f:
+        return ""
+    return (
+        f"  (tun forwarder: {f['packets']} packets, late p50 {f['late_p50_ms']:.2f} ms, "
+        f"p99 {f['late_p99_ms']:.2f} ms, max {f['late_max_ms']:.1f} ms, dropped {f['dropped']})"
+    )
+
+
+async def bench(args: argparse.Namespace, net: Any = None) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     lag: list[float] = []
     monitor = asyncio.create_task(lag_monitor(lag))
     with tempfile.TemporaryDirectory(prefix="slapjack-fairness-") as tmp:
-        async with serve(tmp) as (app, http_base, ws_base):
+        Path(tmp, "tcp").mkdir()
+        Path(tmp, "notcp").mkdir()
+        async with servers(tmp, net) as pick:
             for i, (scenario, cheat, referee) in enumerate(
                 plan(args.scenarios, args.cheats, args.referees)
             ):
@@ -631,13 +718,17 @@ async def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                     referee,
                     args.races,
                     random.Random(args.seed * 7919 + i),
+                    net=net,
                 )
+                app, http_base, ws_base = pick(referee)
                 result = await run_one(
                     app, http_base, ws_base, run, args.rooms, args.seed + i, args.max_seconds
                 )
                 result["loop_lag_p99"] = pct(lag, 0.99)
                 results.append(result)
                 print(format_row(result), flush=True)
+                if net is not None:
+                    print(forwarder_line(result), flush=True)
     monitor.cancel()
     return results
 
@@ -702,6 +793,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--races", type=int, default=1000, help="contested Jacks per run")
     parser.add_argument("--rooms", type=int, default=40, help="rooms playing at once")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--network",
+        choices=NETWORKS,
+        default="harness",
+        help="harness: delays made in the client harness (loopback); "
+        "tun: delays made below TCP by bench/tunnet.py (Linux, root)",
+    )
+    parser.add_argument(
+        "--subnet", default=tunnet.DEFAULT_SUBNET, help="the tun network's IPv4 subnet"
+    )
     parser.add_argument("--max-seconds", type=float, default=300.0, help="cap per run")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument(
@@ -723,8 +824,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= args.races <= 100_000 or not 1 <= args.rooms <= 200:
         parser.error("--races must be 1..100000 and --rooms 1..200")
     logging.basicConfig(level=logging.WARNING)
-    print(HEADER, flush=True)
-    results = asyncio.run(bench(args))
+    with contextlib.ExitStack() as stack:
+        net = None
+        if args.network == "tun":
+            seats = max(len(SCENARIOS[s][0]) for s in args.scenarios)
+            try:
+                net = stack.enter_context(
+                    tunnet.TunNet([(0.0, 0.0)] * seats, subnet=args.subnet, seed=args.seed)
+                )
+            except tunnet.TunNetUnavailable as exc:
+                print(f"--network tun: {exc}", file=sys.stderr)
+                return 2
+            # a kill tears the network down too (the with block's exit)
+            signal.signal(signal.SIGTERM, lambda signo, frame: sys.exit(128 + signo))
+            print(
+                f"# network: tun (delays below TCP: namespace {net.netns}, server "
+                f"{net.server_addr}, seats {', '.join(net.client_addrs)}; "
+                f"forwarder {net.scheduling}; the server reads real TCP_INFO)",
+                flush=True,
+            )
+        else:
+            print("# network: harness (delays inside the client harness, loopback)", flush=True)
+        print(HEADER, flush=True)
+        results = asyncio.run(bench(args, net))
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2))
     return 0
