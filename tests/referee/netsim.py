@@ -2,7 +2,8 @@
 
 Each message leg takes ``base + Exp(jitter)`` ms. A client answers pings at once
 (or after ``pong_delay()`` for a cheat) and reacts to a card after ``reaction``
-ms, claiming ``reaction - forge``.
+ms, claiming ``reaction - forge``. A card shows ``display`` ms (at most) after it
+arrived, as in a browser that stamps the frame that paints it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class Link:
     clock_offset: float = 12_345.0
     forge: float = 0.0
     pong_delay: Callable[[], float] = field(default=lambda: 0.0)
+    display: float = 0.0
+    """A card is painted up to this long after it arrived (uniform): a display frame."""
 
     def leg(self) -> float:
         return self.base + (self.rng.expovariate(1.0 / self.jitter) if self.jitter else 0.0)
@@ -68,7 +71,7 @@ class Table:
         arrivals = []
         for seat, link in self.links.items():
             self.referee.on_card_sent(seat, self.flip_id, sent)
-            shown = sent + link.leg()
+            shown = sent + link.leg() + (link.rng.uniform(0.0, link.display) if link.display else 0)
             r = reactions[seat]
             claimed = r - link.forge
             input_at = shown + r

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 import statistics
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from slapjack.server.fair import FairConfig, FairReferee
+from slapjack.server.fair import FairConfig, FairReferee, rank_shift
 
 from .netsim import make_table
 
@@ -301,3 +302,78 @@ def test_a_slap_after_the_window_cannot_win(
         for seat in seats[1:]:
             late = ref.judge(seat, 1, late_claim, None, None, arrival + window + extra)
             assert late.bounded > best or late.false_start
+
+
+def test_rank_shift_measures_how_much_longer_slaps_take() -> None:
+    rng = random.Random(5)
+    pings = sorted(300.0 + rng.gammavariate(2.0, 30.0) for _ in range(64))
+    same = [300.0 + rng.gammavariate(2.0, 30.0) for _ in range(48)]
+    shifted = [w + 30.0 for w in same]
+    z_same, _ = rank_shift(same, pings)
+    z, shift = rank_shift(shifted, pings)
+    assert z_same < 3.0
+    assert z > 3.0 and 15.0 < shift < 45.0
+    assert rank_shift([w - 50.0 for w in same], pings)[1] == 0.0  # faster: no shift
+    assert rank_shift([], pings) == (0.0, 0.0)
+
+
+def play(table: Any, races: int, rng: random.Random, seat: int, forge: float = 0.0) -> list[float]:
+    """``races`` races with a ping round every fourth; the gains of ``seat``."""
+    gains = []
+    for i in range(races):
+        if i % 4 == 0:
+            table.sync(1)
+        d = table.race(reactions(rng, 4))[seat]
+        gains.append(d.claimed + forge - d.bounded)
+    return gains
+
+
+@pytest.mark.parametrize("tcp", [False, True])
+def test_small_forgery_on_a_jittery_network_is_found_by_its_shift(tcp: bool) -> None:
+    """30 ms off every claim hides in a 4G phone's jitter slap by slap, not over dozens."""
+    table = make_table(MIXED, seed=21)
+    table.links[3].forge = 30.0
+    if tcp:
+        for s in range(4):
+            table.transport(s)
+    table.sync(32)
+    rng = random.Random(21)
+    gains = play(table, 40, rng, 3, 30.0)
+    assert table.referee.seat(3).held
+    assert not any(table.referee.seat(s).held for s in (0, 1, 2))
+    gains += play(table, 60, rng, 3, 30.0)
+    assert statistics.fmean(gains[40:]) < 5.0
+
+
+def test_honest_players_with_a_display_frame_of_delay_are_not_held() -> None:
+    """A browser stamps the frame that paints the card: up to 17 ms after it arrived."""
+    for profile in ([(2.0, 1.0)] * 4, HOME, MIXED):
+        table = make_table(profile, seed=31)
+        for link in table.links.values():
+            link.display = 16.7
+        for s in range(4):
+            table.transport(s)
+        table.sync(32)
+        rng = random.Random(31)
+        for seat in range(4):
+            play(table, 25, rng, seat)
+        assert not any(table.referee.seat(s).held for s in range(4)), profile
+
+
+def test_jitter_inflater_on_a_jittery_network_is_held() -> None:
+    """Pongs held 0-100 ms at random, 50 ms off every claim, on a 4G phone."""
+    table = make_table(MIXED, seed=41)
+    rng = random.Random(41)
+    link = table.links[3]
+    link.pong_delay = lambda: rng.uniform(0.0, 100.0)
+    link.forge = 50.0
+    table.sync(32)
+    gains = []
+    for i in range(100):
+        if i % 4 == 0:
+            for s in range(4):
+                table.transport(s)
+        gains += play(table, 1, rng, 3, 50.0)
+    assert table.referee.seat(3).held
+    assert not any(table.referee.seat(s).held for s in (0, 1, 2))
+    assert statistics.fmean(gains[40:]) < 5.0

@@ -31,6 +31,7 @@ The method (``docs/fairness.md`` explains it at length):
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,11 +39,12 @@ from typing import Final
 
 from slapjack.core.timing import ANTICIPATION_FLOOR_MS, FALSE_START_OFFSET_MS
 
-from .clocksync import ClockSync, ClockSyncError, NetworkProfile, quantile
+from .clocksync import ClockSync, ClockSyncError, NetworkProfile, Transport, quantile
 
 __all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
 
 _SENT_HISTORY: Final = 8
+_KERNEL_HISTORY: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +83,23 @@ class FairConfig:
     """A seat is held once its accumulated evidence passes this (released below half of it)."""
     scale_min_ms: float = 3.0
     reference_pings: int = 16
+    """The evidence compares slaps with the fastest of this many recent pings."""
     exceed_window: int = 20
     exceed_share: float = 0.7
     """Held if more than this share of the last ``exceed_window`` slaps imply a wire
     time above the 75 % quantile of the seat's pings (an honest seat: about 25 %)."""
-    """The evidence compares slaps with the fastest of this many recent pings."""
+    shift_window: int = 48
+    """How many recent slaps the shift test compares with the seat's pings."""
+    shift_min: int = 10
+    """Fewest slaps before the shift test speaks."""
+    shift_z: float = 3.0
+    """How sure the shift test must be (a one-sided rank-sum z score) ..."""
+    shift_tol_ms: float = 20.0
+    """... that the seat's slaps take this much longer than its pings (the
+    estimated shift; an honest browser's paint delay is part of it)."""
+    display_ms: float = 17.0
+    """What a client's display may add to a card's trip before it is painted
+    (one frame at 60 Hz): the cheat tests do not count it as evidence."""
     false_start_ms: float = FALSE_START_OFFSET_MS
     """A false start ranks as this plus its bounded reaction (after every real one)."""
     use_stamps: bool = True
@@ -109,6 +123,7 @@ class FairConfig:
             "cusum_limit",
             "scale_min_ms",
             "false_start_ms",
+            "display_ms",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
@@ -117,6 +132,10 @@ class FairConfig:
             raise ValueError("resolution_ms must be > 0")
         if self.slack_min_ms > self.slack_max_ms or self.window_min_ms > self.window_cap_ms:
             raise ValueError("a minimum is larger than its maximum")
+        if self.shift_z < 0 or not math.isfinite(self.shift_z) or self.shift_tol_ms < 0:
+            raise ValueError("shift_z and shift_tol_ms must be finite numbers >= 0")
+        if not 2 <= self.shift_min <= self.shift_window:
+            raise ValueError("need 2 <= shift_min <= shift_window")
         if self.reference_pings < 1 or self.exceed_window < 1:
             raise ValueError("reference_pings and exceed_window must be at least 1")
         if not 0.25 < self.exceed_share <= 1.0:
@@ -151,6 +170,8 @@ class SeatTiming:
     wires: deque[float] = field(default_factory=deque)
     """Implied wire times (elapsed − claimed) of recent slaps."""
     held: bool = False
+    reason: str | None = None
+    """Which test holds the seat: stamps, pongs, cusum, shift, kernel or tail."""
     strikes: int = 0
     evidence: float = 0.0
     """One-sided CUSUM of implied wire times above the seat's fast round trips."""
@@ -158,6 +179,8 @@ class SeatTiming:
     slaps: int = 0
     raised: int = 0
     false_starts: int = 0
+    kernel: deque[float] = field(default_factory=lambda: deque(maxlen=_KERNEL_HISTORY))
+    """The kernel's recent smoothed round trips (SRTT) for this connection."""
 
 
 class FairReferee:
@@ -171,13 +194,14 @@ class FairReferee:
         self._race_first: float | None = None
         self._race_best: float | None = None
         self._race_slapped: set[int] = set()
+        self._keep = max(self.config.suspect_window, self.config.shift_window)
 
     # ---------------------------------------------------------------- state
 
     def seat(self, seat: int) -> SeatTiming:
         state = self.seats.get(seat)
         if state is None:
-            state = SeatTiming(ClockSync(), wires=deque(maxlen=self.config.suspect_window))
+            state = SeatTiming(ClockSync(), wires=deque(maxlen=self._keep))
             self.seats[seat] = state
         return state
 
@@ -201,7 +225,9 @@ class FairReferee:
         now_ms: float = 0.0,
     ) -> None:
         """The kernel's TCP round-trip estimate for ``seat``'s connection (``TCP_INFO``)."""
-        self.seat(seat).sync.set_transport(srtt_ms, rttvar_ms, min_rtt_ms, now_ms)
+        state = self.seat(seat)
+        state.sync.set_transport(srtt_ms, rttvar_ms, min_rtt_ms, now_ms)
+        state.kernel.append(float(srtt_ms))
 
     def on_card_sent(self, seat: int, flip_id: int, now_ms: float) -> None:
         state = self.seat(seat)
@@ -223,8 +249,9 @@ class FairReferee:
             return
         fresh = SeatTiming(
             ClockSync(),
-            wires=deque(maxlen=self.config.suspect_window),
+            wires=deque(maxlen=self._keep),
             held=old.held,
+            reason=old.reason,
             strikes=old.strikes,
             evidence=old.evidence,
         )
@@ -256,13 +283,18 @@ class FairReferee:
         """A held seat's allowance: its typical, not its worst, round trip."""
         cfg = self.config
         spread = min(prof.rtt_median - prof.rtt_min, cfg.held_spread_cap_ms)
-        if len(state.wires) >= cfg.suspect_min:
-            wires = sorted(state.wires)
+        recent = list(state.wires)[-cfg.suspect_window :]
+        if len(recent) >= cfg.suspect_min:
+            wires = sorted(recent)
             spread = min(spread, quantile(wires, 0.5) - wires[0])
-        allowance = prof.rtt_min + max(spread, 0.0)
+        spread = max(spread, 0.0)
+        allowance = prof.rtt_min + spread
         transport = state.sync.transport
         if transport is not None:
+            # pongs held back inflate the pings, not the kernel's measurements
             allowance = min(allowance, transport.srtt_ms + cfg.transport_tight_ms)
+            if transport.min_rtt_ms is not None:
+                allowance = min(allowance, transport.min_rtt_ms + spread)
         return allowance
 
     def bound_reaction(
@@ -344,10 +376,11 @@ class FairReferee:
             down = (shown_at - prof.offset) - sent
             if up < -slop or down < -slop:
                 state.strikes += 1
-        state.held = self._suspect(state, prof)
+        state.reason = self._suspect(state, prof)
+        state.held = state.reason is not None
 
-    def _suspect(self, state: SeatTiming, prof: NetworkProfile) -> bool:
-        """Is this seat claiming faster than its network allows, or hiding its network?
+    def _suspect(self, state: SeatTiming, prof: NetworkProfile) -> str | None:
+        """Why this seat is held, or ``None``: is it claiming faster than its network allows, or hiding its network?
 
         Each slap's implied wire time is compared with the seat's fastest recent
         round trip (a client cannot make a ping faster than its network, and
@@ -360,22 +393,12 @@ class FairReferee:
         """
         cfg = self.config
         if state.strikes >= 3:
-            return True
+            return "stamps"
         transport = prof.transport
         recent = [smp.rtt for smp in list(state.sync.samples)[-cfg.reference_pings :]]
-        if transport is not None:
-            # even its fastest recent ping is slower than the TCP connection's
-            # fastest (or, without that, typical) round trip: the client holds
-            # back its clock-sync replies
-            if transport.min_rtt_ms is not None:
-                excess = min(recent) - transport.min_rtt_ms
-                tol = cfg.suspect_tol_ms + 0.5 * transport.rttvar_ms
-            else:
-                excess = min(recent) - transport.srtt_ms
-                tol = cfg.suspect_tol_ms + transport.rttvar_ms
-            if excess > tol:
-                return True
-        wires = list(state.wires)
+        if transport is not None and self._pongs_held(state, prof, recent, transport):
+            return "pongs"
+        wires = list(state.wires)[-cfg.suspect_window :]
         if len(wires) >= cfg.suspect_min:
             ordered = sorted(wires)
             med = quantile(ordered, 0.5)
@@ -386,22 +409,75 @@ class FairReferee:
         reference = min(recent)
         if transport is not None:
             reference = min(reference, transport.srtt_ms)
-        z = (wires[-1] - reference) / scale
+        z = max(0.0, wires[-1] - reference - cfg.display_ms) / scale
         state.evidence = min(
             max(0.0, state.evidence + min(z, cfg.cusum_clip) - cfg.cusum_drift),
             3.0 * cfg.cusum_limit,
         )
         limit = cfg.cusum_limit / 2.0 if state.held else cfg.cusum_limit
         if state.evidence > limit:
-            return True
+            return "cusum"
+        shifted = self._shifted(state)
+        if shifted is not None:
+            return shifted
         # a forger that adds noise to its claims widens its own spread (the scale
         # above) but still lands above its pings' typical round trip too often
         tail = wires[-cfg.exceed_window :]
         if len(tail) >= cfg.exceed_window:
-            typical = quantile(state.sync.rtts(), 0.75)
+            typical = quantile(state.sync.rtts(), 0.75) + cfg.display_ms
             share = sum(w > typical for w in tail) / len(tail)
-            return share > (cfg.exceed_share / 1.2 if state.held else cfg.exceed_share)
-        return False
+            if share > (cfg.exceed_share / 1.2 if state.held else cfg.exceed_share):
+                return "tail"
+        return None
+
+    def _pongs_held(
+        self, state: SeatTiming, prof: NetworkProfile, recent: list[float], transport: Transport
+    ) -> bool:
+        """Are the seat's pings slower than its TCP connection? Then the client
+        holds back its clock-sync replies (to look further away than it is).
+
+        Two tests, each with room for the network's own variation (RTTVAR) and
+        the applications' share of a ping: even the fastest recent ping is slower
+        than the connection's fastest round trip (a constant hold), or the pings'
+        median is above the kernel's mean round trip (a random hold)."""
+        cfg = self.config
+        low = transport.min_rtt_ms
+        if low is not None and min(recent) - low > cfg.suspect_tol_ms + transport.rttvar_ms:
+            return True
+        kernel = sum(state.kernel) / len(state.kernel) if state.kernel else transport.srtt_ms
+        error = 2.0 * 1.25 * (1.25 * transport.rttvar_ms) / math.sqrt(prof.samples)
+        return prof.rtt_median - kernel > cfg.suspect_tol_ms + error
+
+    def _shifted(self, state: SeatTiming) -> str | None:
+        """Do the seat's slaps, as a whole, take longer than its pings?
+
+        A forger that takes less off its reactions than its network's jitter
+        hides each single slap in that jitter, but not all of them: its implied
+        wire times are its round trips shifted by the forgery. A rank-sum test
+        of the recent slaps against the window of pings says whether there is a
+        shift; the Hodges–Lehmann estimate says how large it is.
+        """
+        cfg = self.config
+        slaps = list(state.wires)[-cfg.shift_window :]
+        if len(slaps) < cfg.shift_min:
+            return None
+        scale = 0.5 if state.held else 1.0  # once held, released only well below
+        z, shift = rank_shift(slaps, state.sync.rtts())
+        if z > cfg.shift_z * scale and shift > cfg.shift_tol_ms * scale:
+            return "shift"
+        transport = state.sync.transport
+        if transport is None or not state.kernel:
+            return None
+        # The same against the kernel's round trip, which a client cannot slow
+        # down the way it can hold back its pongs: the slaps' median against the
+        # mean of the kernel's recent smoothed RTTs (about the mean round trip,
+        # which is above the median of a skewed network's), with room for the
+        # sampling error of that median (the RTT's sd is about 1.25 RTTVAR) and
+        # for what the kernel does not see: both applications and the display.
+        ordered = sorted(slaps)
+        error = 2.0 * 1.25 * (1.25 * transport.rttvar_ms) / math.sqrt(len(ordered))
+        excess = quantile(ordered, 0.5) - sum(state.kernel) / len(state.kernel)
+        return "kernel" if excess > (cfg.shift_tol_ms + cfg.display_ms + error) * scale else None
 
     # ------------------------------------------------------------- the window
 
@@ -442,7 +518,7 @@ class FairReferee:
 
     # ------------------------------------------------------------- reports
 
-    def report(self, seat: int) -> dict[str, float | int | bool | None]:
+    def report(self, seat: int) -> dict[str, float | int | bool | str | None]:
         """A seat's timing summary (JSON-ready) for logs and the room status."""
         state = self.seat(seat)
         prof = state.sync.profile()
@@ -452,10 +528,30 @@ class FairReferee:
             "jitter_ms": round(prof.jitter, 1) if prof else None,
             "allowance_ms": round(self.allowance(seat), 1),
             "held": state.held,
+            "reason": state.reason,
             "slaps": state.slaps,
             "raised": state.raised,
             "false_starts": state.false_starts,
         }
+
+
+def rank_shift(slaps: Sequence[float], pings: Sequence[float]) -> tuple[float, float]:
+    """How much longer ``slaps`` take than ``pings`` (sorted): the Mann–Whitney
+    z score (one-sided, > 0: the slaps take longer) and the Hodges–Lehmann shift
+    (the median of all pairwise differences, in ms; 0 when z <= 0)."""
+    n1, n2 = len(slaps), len(pings)
+    if n1 == 0 or n2 == 0:
+        return 0.0, 0.0
+    u = 0.0
+    for w in slaps:
+        lo = bisect_left(pings, w)
+        u += lo + 0.5 * (bisect_right(pings, w) - lo)
+    sd = math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0)
+    z = (u - n1 * n2 / 2.0) / sd if sd > 0 else 0.0
+    if z <= 0:
+        return z, 0.0
+    diffs = sorted(w - p for w in slaps for p in pings)
+    return z, quantile(diffs, 0.5)
 
 
 def _stamped(shown_at: float | None, input_at: float | None) -> float | None:
