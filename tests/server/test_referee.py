@@ -62,3 +62,20 @@ def test_rate_limit_allows_bursts_then_refuses() -> None:
     limit2 = RateLimit(rate=30.0, burst=30.0)
     # a steady 20 frames a second never trips it
     assert all(limit2.allow(200.0 + i / 20) for i in range(200))
+
+
+def test_factory_settings_of_the_fair_referee() -> None:
+    from slapjack.server.fair import FairConfig
+
+    ref = referee_factory("fair", floor_ms=150.0, resolution_ms=5.0)()
+    assert isinstance(ref.config, FairConfig)  # type: ignore[attr-defined]
+    assert ref.config.floor_ms == 150.0 and ref.config.resolution_ms == 5.0  # type: ignore[attr-defined]
+    assert referee_factory("fair", floor_ms=0.0)().config.floor_ms == 0.0  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="setting of the fair referee"):
+        referee_factory("arrival", floor_ms=80.0)
+    with pytest.raises(ValueError, match=r"floor_ms must be within 0..500 ms"):
+        referee_factory("fair", floor_ms=900.0)
+    with pytest.raises(ValueError, match=r"resolution_ms must be within"):
+        referee_factory("fair", resolution_ms=0.0)
+    with pytest.raises(ValueError):
+        referee_factory("fair", floor_ms=float("nan"))

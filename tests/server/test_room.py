@@ -4,11 +4,14 @@ covering bot, leave, start early, fixed tempo, time limit, rematch."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from slapjack.core import card_name
 
-from .conftest import Client, LiveServer, join, make_room
+from .conftest import Client, LiveServer, join, make_room, start_server
 from .test_play import autoplay
 
 
@@ -240,3 +243,28 @@ async def test_a_seat_taken_but_never_connected_is_covered(live: LiveServer) -> 
         assert frame["room"]["names"] == ["A", "Ghost"]
     finally:
         await a.close()
+
+
+@pytest.mark.parametrize(("floor", "winner"), [(None, 0), (150.0, 1)])
+async def test_the_anticipation_floor_is_the_servers_setting(
+    tmp_path: Path, floor: float | None, winner: int
+) -> None:
+    """``slapjack serve --anticipation-floor-ms``: 120 ms wins under the default
+    floor (100 ms) and is a false start under a floor of 150 ms."""
+    live = start_server(None, tmp_path, floor_ms=floor)
+    try:
+        code = await make_room(live, seats=2, deck=jack_first(), referee=None)
+        a, b = await seated(live, code, ["A", "B"])
+        try:
+            await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+            await a.act("flip", flip_id=0)
+            await b.wait(lambda c: c.view is not None and c.view["race_open"])
+            await a.act("slap", flip_id=1, reaction_ms=120.0)
+            await b.act("slap", flip_id=1, reaction_ms=300.0)
+            won = await a.wait_frame(has_event("race_won"))
+            event = next(e for e in won["events"] if e["type"] == "race_won")
+            assert event["winner"] == winner, event
+        finally:
+            await close_all([a, b])
+    finally:
+        live.stop()

@@ -94,3 +94,20 @@ def test_a_started_server_has_tuned_its_runtime(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--referee", "arrival", "--anticipation-floor-ms", "80"], "setting of the fair referee"),
+        (["--anticipation-floor-ms", "900"], "floor_ms must be within 0..500 ms"),
+        (["--tie-resolution-ms", "0"], "resolution_ms must be within"),
+    ],
+)
+def test_impossible_referee_settings_are_refused(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = CliRunner().invoke(app, ["serve", *args, "--port", "0", "--data-dir", str(tmp_path)])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert not any(tmp_path.iterdir())  # refused before anything was created

@@ -112,6 +112,21 @@ def serve(
             "connection (Linux TCP_INFO; never for loopback or proxied clients).",
         ),
     ] = True,
+    anticipation_floor_ms: Annotated[
+        float | None,
+        typer.Option(
+            "--anticipation-floor-ms",
+            help="Fair referee: a claimed reaction below this cannot win a race (default 100).",
+        ),
+    ] = None,
+    tie_resolution_ms: Annotated[
+        float | None,
+        typer.Option(
+            "--tie-resolution-ms",
+            help="Fair referee: reactions closer than this are a tie, settled by "
+            "the room's tie rule (default 1).",
+        ),
+    ] = None,
     compress: Annotated[
         bool,
         typer.Option(
@@ -124,13 +139,17 @@ def serve(
     import uvicorn
 
     from slapjack.server import create_app
-    from slapjack.server.referee import REFEREES
+    from slapjack.server.referee import REFEREES, referee_factory
 
     if referee is not None and referee not in REFEREES:
         raise typer.BadParameter(f"--referee must be one of {', '.join(REFEREES)}")
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    try:
+        referee_factory(referee, floor_ms=anticipation_floor_ms, resolution_ms=tie_resolution_ms)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     if database_url is None:
         data_dir.mkdir(parents=True, exist_ok=True)
     app = create_app(
@@ -139,6 +158,8 @@ def serve(
         referee=referee,
         write_ahead=not write_behind,
         transport_rtt=tcp_info,
+        floor_ms=anticipation_floor_ms,
+        resolution_ms=tie_resolution_ms,
     )
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -93,6 +93,8 @@ def create_app(
     static_dir: Path | None = None,
     write_ahead: bool = True,
     transport_rtt: bool = True,
+    floor_ms: float | None = None,
+    resolution_ms: float | None = None,
 ) -> FastAPI:
     """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
     records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
@@ -103,8 +105,12 @@ def create_app(
     and stores right after (lower latency; a ``kill -9`` may lose the last
     few milliseconds of play). ``transport_rtt``: read the kernel's round-trip
     estimate of each client's connection (``TCP_INFO``, see :func:`tcp_rtt`) for
-    the fair referee; ``False`` leaves the referee to the clock-sync pings alone."""
-    factory: RefereeFactory = referee_factory(referee)
+    the fair referee; ``False`` leaves the referee to the clock-sync pings alone.
+    ``floor_ms``, ``resolution_ms``: the fair referee's anticipation floor and
+    tie resolution (``None``: its defaults; ``ValueError`` when out of range)."""
+    factory: RefereeFactory = referee_factory(
+        referee, floor_ms=floor_ms, resolution_ms=resolution_ms
+    )
     hooks = test_hooks if test_hooks is not None else os.environ.get(TEST_HOOKS_ENV) == "1"
     static = static_dir or STATIC_DIR
     state: dict[str, Any] = {}

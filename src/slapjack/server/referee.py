@@ -29,6 +29,7 @@ one with :func:`referee_factory`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 from collections.abc import Callable, Sequence
@@ -37,6 +38,12 @@ from typing import Protocol
 log = logging.getLogger(__name__)
 
 REFEREES = ("fair", "arrival")
+
+SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "floor_ms": (0.0, 500.0),
+    "resolution_ms": (0.1, 100.0),
+}
+"""What ``--anticipation-floor-ms`` and ``--tie-resolution-ms`` accept (ms)."""
 
 
 class Referee(Protocol):
@@ -163,12 +170,32 @@ def fair_available() -> bool:
     return hasattr(module, "FairReferee")
 
 
-def referee_factory(name: str | None = None) -> RefereeFactory:
+def referee_factory(
+    name: str | None = None,
+    *,
+    floor_ms: float | None = None,
+    resolution_ms: float | None = None,
+) -> RefereeFactory:
     """The factory for ``--referee fair|arrival``. ``None`` means the default:
-    ``fair`` when ``slapjack.server.fair`` exists, else ``arrival``."""
+    ``fair`` when ``slapjack.server.fair`` exists, else ``arrival``.
+
+    ``floor_ms`` (the anticipation floor) and ``resolution_ms`` (bounded
+    reactions closer than this are a tie) are the fair referee's settings
+    (``None``: its defaults); a ``ValueError`` says when they are out of range
+    or given to a referee that has no such setting."""
     if name is None:
         name = "fair" if fair_available() else "arrival"
+    settings = {
+        key: value
+        for key, value in (("floor_ms", floor_ms), ("resolution_ms", resolution_ms))
+        if value is not None
+    }
     if name == "arrival":
+        if settings:
+            raise ValueError(
+                f"the arrival referee ranks arrival times; {', '.join(settings)} "
+                "is a setting of the fair referee"
+            )
         return ArrivalReferee
     if name == "fair":
         try:
@@ -177,5 +204,12 @@ def referee_factory(name: str | None = None) -> RefereeFactory:
         except (ImportError, AttributeError):
             log.warning("the fair referee is not available; using the arrival referee")
             return ArrivalReferee
-        return factory
+        if not settings:
+            return factory
+        for key, (low, high) in SETTING_RANGES.items():
+            value = settings.get(key)
+            if value is not None and not low <= value <= high:
+                raise ValueError(f"{key} must be within {low:g}..{high:g} ms, got {value!r}")
+        config = module.FairConfig(**settings)  # ValueError for a bad value
+        return functools.partial(module.FairReferee, config)
     raise ValueError(f"unknown referee {name!r}; referees: {', '.join(REFEREES)}")
