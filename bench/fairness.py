@@ -615,6 +615,49 @@ async def serve(data_dir: str, host: str = "127.0.0.1", transport_rtt: bool = Tr
         await task
 
 
+@contextlib.contextmanager
+def kernel_readings() -> Any:
+    """Records what the server reads with ``tcp_rtt`` (``(srtt, rttvar, min_rtt)``
+    ms), by client address, while the block runs (tun mode: how the kernel's
+    estimate compares with the seats' true round trips)."""
+    import slapjack.server.app as app_module
+
+    real = app_module.tcp_rtt
+    seen: dict[str, list[tuple[float, float, float | None]]] = {}
+
+    def spy(ws: Any) -> Any:
+        got = real(ws)
+        if got is not None:
+            seen.setdefault(ws.client.host, []).append(got)
+        return got
+
+    app_module.tcp_rtt = spy
+    try:
+        yield seen
+    finally:
+        app_module.tcp_rtt = real
+
+
+def kernel_summary(run: Run, seen: dict[str, list[tuple[float, float, float | None]]]) -> list[Any]:
+    """Per seat: the median SRTT and min RTT the server read, and the true
+    mean and minimum round trips of the seat's network."""
+    out = []
+    for seat in range(run.seats):
+        got = seen.get(run.net.client_addrs[seat], [])
+        mins = [m for _, _, m in got if m is not None]
+        out.append(
+            {
+                "seat": seat,
+                "n": len(got),
+                "srtt_p50": pct([r for r, _, _ in got], 0.5),
+                "min_rtt_p50": pct(mins, 0.5),
+                "true_rtt_mean": 2 * (run.base[seat] + run.jitter[seat]),
+                "true_rtt_min": 2 * run.base[seat],
+            }
+        )
+    return out
+
+
 async def run_one(
     app: Any,
     http_base: str,
@@ -629,6 +672,21 @@ async def run_one(
     if run.net is not None:
         run.net.set_delays(list(zip(run.base, run.jitter, strict=True)))
         run.net.stats(reset=True)
+    readings = kernel_readings() if run.net is not None else contextlib.nullcontext({})
+    with readings as seen:
+        await _play(http_base, ws_base, app, run, rooms, seed, max_seconds)
+    result = summarize(run)
+    result["seconds"] = round(time.monotonic() - started, 1)
+    result["network"] = "harness" if run.net is None else "tun"
+    if run.net is not None:
+        result["forwarder"] = run.net.stats().as_dict()
+        result["kernel"] = kernel_summary(run, seen)
+    return result
+
+
+async def _play(
+    http_base: str, ws_base: str, app: Any, run: Run, rooms: int, seed: int, max_seconds: float
+) -> None:
     async with httpx.AsyncClient(base_url=http_base, timeout=30.0) as http:
         tasks = [
             asyncio.create_task(play_room(http, ws_base, app, run, i, seed * 1000 + i))
@@ -643,12 +701,6 @@ async def run_one(
         errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
             raise errors[0]
-    result = summarize(run)
-    result["seconds"] = round(time.monotonic() - started, 1)
-    result["network"] = "harness" if run.net is None else "tun"
-    if run.net is not None:
-        result["forwarder"] = run.net.stats().as_dict()
-    return result
 
 
 async def lag_monitor(samples: list[float]) -> None:
@@ -694,10 +746,26 @@ def forwarder_line(r: dict[str, Any]) -> str:
     f = r.get("forwarder")
     if not f:
         return ""
-    return (
+    line = (
         f"  (tun forwarder: {f['packets']} packets, late p50 {f['late_p50_ms']:.2f} ms, "
         f"p99 {f['late_p99_ms']:.2f} ms, max {f['late_max_ms']:.1f} ms, dropped {f['dropped']})"
     )
+    kernel = r.get("kernel")
+    if kernel and any(k["n"] for k in kernel):
+
+        def ms(x: float) -> str:
+            return "-" if math.isnan(x) else f"{x:.0f}"
+
+        line += (
+            "\n  (server's TCP_INFO by seat, median SRTT / min RTT vs true mean / min RTT, ms: "
+            + ", ".join(
+                f"{ms(k['srtt_p50'])}/{ms(k['min_rtt_p50'])} vs "
+                f"{k['true_rtt_mean']:.0f}/{k['true_rtt_min']:.0f}"
+                for k in kernel
+            )
+            + ")"
+        )
+    return line
 
 
 async def bench(args: argparse.Namespace, net: Any = None) -> list[dict[str, Any]]:
