@@ -97,6 +97,9 @@ class FairConfig:
     shift_tol_ms: float = 20.0
     """... that the seat's slaps take this much longer than its pings (the
     estimated shift; an honest browser's paint delay is part of it)."""
+    app_delay_ms: float = 17.0
+    """What the applications at both ends (a busy server loop, a busy browser)
+    may add to a typical ping, which the kernel's round trip does not see."""
     display_ms: float = 17.0
     """What a client's display may add to a card's trip before it is painted
     (one frame at 60 Hz): the cheat tests do not count it as evidence."""
@@ -124,6 +127,7 @@ class FairConfig:
             "scale_min_ms",
             "false_start_ms",
             "display_ms",
+            "app_delay_ms",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
@@ -442,11 +446,12 @@ class FairReferee:
         median is above the kernel's mean round trip (a random hold)."""
         cfg = self.config
         low = transport.min_rtt_ms
-        if low is not None and min(recent) - low > cfg.suspect_tol_ms + transport.rttvar_ms:
+        tol = cfg.suspect_tol_ms + transport.rttvar_ms + cfg.app_delay_ms / 2.0
+        if low is not None and min(recent) - low > tol:
             return True
         kernel = sum(state.kernel) / len(state.kernel) if state.kernel else transport.srtt_ms
         error = 2.0 * 1.25 * (1.25 * transport.rttvar_ms) / math.sqrt(prof.samples)
-        return prof.rtt_median - kernel > cfg.suspect_tol_ms + error
+        return prof.rtt_median - kernel > cfg.suspect_tol_ms + cfg.app_delay_ms + error
 
     def _shifted(self, state: SeatTiming) -> str | None:
         """Do the seat's slaps, as a whole, take longer than its pings?
@@ -477,7 +482,8 @@ class FairReferee:
         ordered = sorted(slaps)
         error = 2.0 * 1.25 * (1.25 * transport.rttvar_ms) / math.sqrt(len(ordered))
         excess = quantile(ordered, 0.5) - sum(state.kernel) / len(state.kernel)
-        return "kernel" if excess > (cfg.shift_tol_ms + cfg.display_ms + error) * scale else None
+        tol = cfg.shift_tol_ms + cfg.display_ms + cfg.app_delay_ms + error
+        return "kernel" if excess > tol * scale else None
 
     # ------------------------------------------------------------- the window
 
