@@ -693,9 +693,14 @@ async def _play(
             for i in range(rooms)
         ]
         stopper = asyncio.create_task(run.stop.wait())
-        await asyncio.wait(
-            [stopper, *tasks], timeout=max_seconds, return_when=asyncio.FIRST_COMPLETED
-        )
+        try:
+            await asyncio.wait(
+                [stopper, *tasks], timeout=max_seconds, return_when=asyncio.FIRST_COMPLETED
+            )
+        except asyncio.CancelledError:  # stopped from outside: close every room first
+            run.stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         run.stop.set()
         results = await asyncio.gather(*tasks, return_exceptions=True)
         errors = [r for r in results if isinstance(r, BaseException)]
@@ -771,6 +776,10 @@ def forwarder_line(r: dict[str, Any]) -> str:
 async def bench(args: argparse.Namespace, net: Any = None) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     lag: list[float] = []
+    main = asyncio.current_task()
+    if net is not None and main is not None:
+        # a kill ends the run like Ctrl-C: every server, client and the network closed
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
     monitor = asyncio.create_task(lag_monitor(lag))
     with tempfile.TemporaryDirectory(prefix="slapjack-fairness-") as tmp:
         Path(tmp, "tcp").mkdir()
@@ -903,7 +912,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             except tunnet.TunNetUnavailable as exc:
                 print(f"--network tun: {exc}", file=sys.stderr)
                 return 2
-            # a kill tears the network down too (the with block's exit)
+            # a kill tears the network down too (the with block's exit; in the
+            # event loop, bench() cancels itself instead)
             signal.signal(signal.SIGTERM, lambda signo, frame: sys.exit(128 + signo))
             print(
                 f"# network: tun (delays below TCP: namespace {net.netns}, server "
@@ -914,7 +924,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print("# network: harness (delays inside the client harness, loopback)", flush=True)
         print(HEADER, flush=True)
-        results = asyncio.run(bench(args, net))
+        try:
+            results = asyncio.run(bench(args, net))
+        except asyncio.CancelledError:
+            print("stopped (SIGTERM)", file=sys.stderr)
+            return 128 + signal.SIGTERM
+        except KeyboardInterrupt:
+            print("stopped (Ctrl-C)", file=sys.stderr)
+            return 130
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2))
     return 0
