@@ -88,6 +88,25 @@ def register(app: typer.Typer) -> None:
             600.0, "--slap-window-ms", min=100, max=5000, help="How long a Jack stays open to slap."
         ),
         quick: bool = typer.Option(False, "--quick", help="Skip the start screen."),
+        join: str | None = typer.Option(
+            None,
+            "--join",
+            help="Play online: a room code of a running 'slapjack serve', or its invite link "
+            "(http://host:port/r/CODE).",
+        ),
+        server: str | None = typer.Option(
+            None,
+            "--server",
+            help="The server of --join CODE (default http://127.0.0.1:8000).",
+        ),
+        name: str | None = typer.Option(
+            None, "--name", help="Your name at the online table (default: your login name)."
+        ),
+        token: str | None = typer.Option(
+            None,
+            "--token",
+            help="Back into the seat you already have in the room (the token shown when you joined).",
+        ),
     ) -> None:
         """Play Slapjack or Irish Snap in the terminal, against bots or friends on one keyboard.
 
@@ -100,6 +119,9 @@ def register(app: typer.Typer) -> None:
         from slapjack.tui.i18n import detect_lang
 
         err = Console(stderr=True, highlight=False)
+        if join is not None or server is not None or token is not None:
+            _play_online(err, lang, join, server, name, token)
+            return
         try:
             language = detect_lang(lang)
             if seed is not None and deck is not None:
@@ -126,3 +148,31 @@ def register(app: typer.Typer) -> None:
             err.print(f"[bold red]error:[/] {exc}", markup=True)
             raise typer.Exit(code=2) from None
         SlapjackApp(config, lang=language, skip_setup=quick).run()
+
+
+def _play_online(
+    err: Console,
+    lang: str | None,
+    join: str | None,
+    server: str | None,
+    name: str | None,
+    token: str | None,
+) -> None:
+    """``slapjack tui --join CODE [--server URL] [--name NAME | --token TOKEN]``."""
+    from slapjack.tui.config import local_player_name
+    from slapjack.tui.i18n import detect_lang
+    from slapjack.tui.online import OnlineError, parse_target
+    from slapjack.tui.online_app import OnlineApp
+
+    try:
+        language = detect_lang(lang)
+        if join is None:
+            raise SlapjackError("--server and --token need --join CODE (or an invite link)")
+        target = parse_target(join, server)
+        player = " ".join((name if name is not None else local_player_name()).split())
+        if token is None and not 1 <= len(player) <= 24:
+            raise SlapjackError("--name: 1 to 24 characters")
+    except (SlapjackError, OnlineError, ValueError) as exc:
+        err.print(f"[bold red]error:[/] {exc}", markup=True)
+        raise typer.Exit(code=2) from None
+    OnlineApp(target, name=player if token is None else None, token=token, lang=language).run()

@@ -318,6 +318,160 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     "no": {"en": "no", "de": "nein"},
     "seconds": {"en": "{n} s", "de": "{n} s"},
     "off": {"en": "off", "de": "aus"},
+    # ----------------------------------------------------------------- online
+    "online.title": {"en": "room {code}", "de": "Raum {code}"},
+    "online.joining": {
+        "en": "Joining room {code} on {server} …",
+        "de": "Trete Raum {code} auf {server} bei …",
+    },
+    "online.connecting": {"en": "Connecting to room {code} …", "de": "Verbinde mit Raum {code} …"},
+    "online.joined": {
+        "en": "You play seat {number} as {who} in room {code}",
+        "de": "Du spielst auf Platz {number} als {who} in Raum {code}",
+    },
+    "online.token_hint": {
+        "en": "Back into this seat later: --join {code} --token {token}",
+        "de": "Später zurück auf diesen Platz: --join {code} --token {token}",
+    },
+    "online.watching": {
+        "en": "You are watching room {code}",
+        "de": "Du schaust in Raum {code} zu",
+    },
+    "online.join_failed": {
+        "en": "Could not join: {message} · Esc quits",
+        "de": "Beitritt fehlgeschlagen: {message} · Esc beendet",
+    },
+    "online.unreachable": {
+        "en": "The server cannot be reached: {error}",
+        "de": "Der Server ist nicht erreichbar: {error}",
+    },
+    "online.unreachable_retry": {
+        "en": "The server cannot be reached ({error}): trying again in {s:.1f} s",
+        "de": "Der Server ist nicht erreichbar ({error}): neuer Versuch in {s:.1f} s",
+    },
+    "online.reconnecting": {
+        "en": "Connection lost: reconnecting in {s:.1f} s (try {n})",
+        "de": "Verbindung verloren: neuer Versuch in {s:.1f} s (Versuch {n})",
+    },
+    "online.lost": {
+        "en": "Connection lost: the seat stays yours, reconnecting",
+        "de": "Verbindung verloren: der Platz bleibt deiner, verbinde neu",
+    },
+    "online.gone": {
+        "en": "The server ended the connection ({reason}) · Esc quits",
+        "de": "Der Server hat die Verbindung beendet ({reason}) · Esc beendet",
+    },
+    "online.gone_token": {
+        "en": "This seat token belongs to no seat of the room · Esc quits",
+        "de": "Dieser Platz-Schlüssel gehört zu keinem Platz im Raum · Esc beendet",
+    },
+    "online.gone_room": {
+        "en": "The room is closed or does not exist · Esc quits",
+        "de": "Der Raum ist geschlossen oder existiert nicht · Esc beendet",
+    },
+    "online.gone_flood": {
+        "en": "Too many inputs: the server closed the connection · Esc quits",
+        "de": "Zu viele Eingaben: der Server hat die Verbindung getrennt · Esc beendet",
+    },
+    "online.bad_frame": {
+        "en": "The server sent something this client cannot read ({what})",
+        "de": "Der Server hat etwas geschickt, das dieses Programm nicht lesen kann ({what})",
+    },
+    "online.unknown_events": {
+        "en": "{count} event(s) of a newer server not shown",
+        "de": "{count} Ereignis(se) eines neueren Servers nicht angezeigt",
+    },
+    "online.waiting": {
+        "en": "Waiting for players: {taken} of {seats} seats taken · Enter starts now with bots",
+        "de": "Warte auf Mitspieler: {taken} von {seats} Plätzen besetzt · Enter startet jetzt mit Bots",
+    },
+    "online.waiting_watch": {
+        "en": "Waiting for players: {taken} of {seats} seats taken",
+        "de": "Warte auf Mitspieler: {taken} von {seats} Plätzen besetzt",
+    },
+    "online.starting": {
+        "en": "Everyone is here: the game starts in a moment",
+        "de": "Alle sind da: das Spiel beginnt gleich",
+    },
+    "online.seat_free": {"en": "free", "de": "frei"},
+    "online.seat_you": {"en": "you", "de": "du"},
+    "online.seat_away": {"en": "not connected", "de": "nicht verbunden"},
+    "online.remote": {"en": "online", "de": "online"},
+    "online.turn_you": {
+        "en": "{name}: your turn · {key} or Space flips",
+        "de": "{name}: du bist dran · {key} oder Leertaste deckt auf",
+    },
+    "online.fixed": {
+        "en": "The table flips by itself every few seconds",
+        "de": "Der Tisch deckt alle paar Sekunden selbst auf",
+    },
+    "online.over": {
+        "en": "Game over · R asks for a rematch · Esc quits",
+        "de": "Spielende · R fragt nach einer Revanche · Esc beendet",
+    },
+    "online.over_watch": {"en": "Game over · Esc quits", "de": "Spielende · Esc beendet"},
+    "online.rematch_asked": {
+        "en": "You asked for a rematch: it starts when everyone has",
+        "de": "Revanche gewünscht: sie beginnt, wenn alle zugestimmt haben",
+    },
+    "online.new_game": {"en": "A new game begins", "de": "Ein neues Spiel beginnt"},
+    "online.you_slapped": {"en": "You slapped: {ms}", "de": "Du hast geschlagen: {ms}"},
+    "online.quit_detail": {
+        "en": "The game goes on without you: a bot covers your seat after a short grace.",
+        "de": "Das Spiel geht ohne dich weiter: nach kurzer Zeit spielt ein Bot für dich.",
+    },
+    "b.slap": {"en": "Slap", "de": "Schlagen"},
+    "b.call": {"en": "Call", "de": "Rufen"},
+    "b.start_now": {"en": "Start now", "de": "Jetzt starten"},
+    "b.rematch": {"en": "Rematch", "de": "Revanche"},
+    # ---------------------------------------------------------- server errors
+    "srv.bad_json": {
+        "en": "The server could not read a message of ours",
+        "de": "Der Server konnte eine Nachricht von uns nicht lesen",
+    },
+    "srv.bad_message": {
+        "en": "The server refused a message: {message}",
+        "de": "Der Server hat eine Nachricht abgelehnt: {message}",
+    },
+    "srv.too_large": {"en": "A message was too large", "de": "Eine Nachricht war zu groß"},
+    "srv.bad_token": {
+        "en": "The server does not know this seat token",
+        "de": "Der Server kennt diesen Platz-Schlüssel nicht",
+    },
+    "srv.not_your_turn": {"en": "It is not your turn", "de": "Du bist nicht dran"},
+    "srv.stale_flip": {
+        "en": "Too late: the table moved on",
+        "de": "Zu spät: am Tisch ging es schon weiter",
+    },
+    "srv.game_over": {"en": "The game is over", "de": "Das Spiel ist vorbei"},
+    "srv.not_settled": {
+        "en": "Wait: the race is not decided yet",
+        "de": "Warten: das Rennen ist noch nicht entschieden",
+    },
+    "srv.not_started": {
+        "en": "The game has not started yet",
+        "de": "Das Spiel hat noch nicht begonnen",
+    },
+    "srv.player_out": {"en": "You are out of this game", "de": "Du bist aus diesem Spiel raus"},
+    "srv.spectator": {
+        "en": "Spectators cannot play",
+        "de": "Zuschauer können nicht mitspielen",
+    },
+    "srv.rate_limited": {
+        "en": "Too many inputs: slow down",
+        "de": "Zu viele Eingaben: langsamer",
+    },
+    "srv.room_closed": {"en": "The room is closed", "de": "Der Raum ist geschlossen"},
+    "srv.room_full": {
+        "en": "The room is full or its game has started",
+        "de": "Der Raum ist voll oder das Spiel läuft schon",
+    },
+    "srv.unknown_room": {
+        "en": "There is no such room on this server",
+        "de": "Diesen Raum gibt es auf dem Server nicht",
+    },
+    "srv.server_full": {"en": "The server is full", "de": "Der Server ist voll"},
+    "srv.other": {"en": "Server: {message} ({code})", "de": "Server: {message} ({code})"},
 }
 
 

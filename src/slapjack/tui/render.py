@@ -145,6 +145,8 @@ def seat_label(seat: SeatSpec, lang: str, *, say_it: bool = False) -> str:
     beside a bot."""
     if seat.bot is not None:
         return tr(lang, f"level.{seat.bot}")
+    if not seat.slap_key:
+        return tr(lang, "online.remote")  # a person at another screen (online play)
     if say_it and seat.call_key:
         return f"[{key_label(seat.slap_key)}+{key_label(seat.call_key)}]"
     return f"[{key_label(seat.slap_key)}]"
@@ -370,7 +372,7 @@ def status_text(state: TableState, lang: str) -> Text:
     if view.turn is None:
         return Text(tr(lang, "waiting"), style="dim")
     seat = state.seats[view.turn]
-    if seat.is_human:
+    if seat.is_human and seat.slap_key:
         if seat.flip_key:
             key = key_label(seat.flip_key)
             return Text(tr(lang, "turn_keys", name=seat.name, key=key), style="bold")

@@ -26,15 +26,16 @@ class ConfirmQuit(ModalScreen[bool]):
         Binding("escape", "answer(False)", show=False),
     ]
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, *, detail: str | None = None) -> None:
         super().__init__()
         self.lang = lang
+        self.detail = detail
 
     def compose(self) -> ComposeResult:
         lang = self.lang
         with Vertical(id="dialog"):
             yield Static(tr(lang, "quit.question"), id="dialog-title")
-            yield Static(tr(lang, "quit.detail"), id="dialog-text")
+            yield Static(self.detail or tr(lang, "quit.detail"), id="dialog-text")
             with Horizontal(id="dialog-buttons"):
                 yield Button(tr(lang, "quit.no"), id="no", variant="primary", compact=True)
                 yield Button(tr(lang, "quit.yes"), id="yes", variant="error", compact=True)

@@ -1,0 +1,574 @@
+"""The terminal game's network side: join a room of ``slapjack serve`` and talk
+its WebSocket protocol (``docs/protocol.md``). Nothing here knows Textual.
+
+* :func:`parse_target` turns ``--join CODE --server URL`` (or a whole invite
+  link, ``http://host:port/r/CODE``) into a :class:`Target`.
+* :func:`join_room` takes a free seat through ``POST /api/rooms/{code}/join``.
+* :class:`OnlineClient` keeps one WebSocket to ``/ws/{code}``: it says hello
+  with the seat token, answers every ``ping`` at once with a ``pong`` on the
+  client's clock (the fair referee's clock sync), hands every other frame to a
+  :class:`FrameHandler`, sends actions, and reconnects with the token after a
+  network failure.
+* :func:`view_from_dict` and :func:`event_from_dict` turn the JSON of an
+  ``update`` back into the engine's :class:`~slapjack.core.View` and events,
+  so the terminal's drawing code shows the server's table as it shows a local
+  one.
+
+Times: the client's clock is ``time.monotonic()`` in milliseconds, the clock
+Textual stamps key events with, so ``shown_at``, ``input_at`` and every
+pong's ``client_time`` are on one clock, as the referee expects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Final, Protocol
+from urllib.parse import quote, urlsplit
+
+from slapjack.core import RANKS, Event, Rules, SlapjackError, View, parse_card
+from slapjack.core import events as ev
+
+PROTOCOL_VERSION: Final = 1
+DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
+RETRY_FIRST_S: Final = 0.3
+RETRY_MAX_S: Final = 5.0
+MAX_FRAME_CHARS: Final = 1 << 22
+
+_CODE: Final = re.compile(r"^[A-Za-z0-9]{1,32}$")
+_INVITE: Final = re.compile(r"/r/([A-Za-z0-9]+)/?$")
+
+
+def monotonic_ms() -> float:
+    """The client's clock: ``time.monotonic()`` in milliseconds."""
+    return time.monotonic() * 1000.0
+
+
+class OnlineError(SlapjackError):
+    """Something the user should read: a bad target, a refused join, no server.
+
+    ``code`` is the server's error code where there is one (``room_full``,
+    ``unknown_room``, …) or the client's own (``bad_target``, ``unreachable``).
+    """
+
+    code = "online"
+
+    def __init__(self, message: str, *, code: str = "online", detail: str = "") -> None:
+        super().__init__(message, code=code)
+        self.detail = detail or message
+
+
+# ------------------------------------------------------------------ the target
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A room on a server: ``server`` is ``http(s)://host:port`` (no path)."""
+
+    server: str
+    code: str
+
+    @property
+    def ws_url(self) -> str:
+        parts = urlsplit(self.server)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        return f"{scheme}://{parts.netloc}/ws/{quote(self.code)}"
+
+    @property
+    def invite(self) -> str:
+        return f"{self.server}/r/{self.code}"
+
+
+def _server_base(url: str) -> str:
+    raw = url.strip()
+    if "://" not in raw:
+        raw = "http://" + raw
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
+        raise OnlineError(f"not a server address: {url!r}", code="bad_target")
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return f"{scheme}://{parts.netloc}"
+
+
+def parse_target(join: str, server: str | None = None) -> Target:
+    """``--join`` is a room code (``K7Q2PX``) or an invite link
+    (``http://host:port/r/K7Q2PX``, as the web game shows it); ``--server`` is
+    the server of a bare code (default ``http://127.0.0.1:8000``). A link's
+    own server wins over ``--server``."""
+    text = join.strip()
+    if "/" in text:
+        raw = text if "://" in text else "http://" + text
+        parts = urlsplit(raw)
+        match = _INVITE.search(parts.path)
+        if match is None or not parts.netloc:
+            raise OnlineError(
+                f"not a room code or invite link: {join!r} (expected CODE or http://host:port/r/CODE)",
+                code="bad_target",
+            )
+        return Target(_server_base(f"{parts.scheme}://{parts.netloc}"), match.group(1).upper())
+    if not _CODE.match(text):
+        raise OnlineError(f"not a room code: {join!r}", code="bad_target")
+    return Target(_server_base(server or DEFAULT_SERVER), text.upper())
+
+
+# ------------------------------------------------------------------- HTTP API
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """What ``POST /api/rooms/{code}/join`` answered (``Joined``)."""
+
+    code: str
+    seat: int
+    token: str
+    name: str
+
+
+def _http_error(response: Any, target: Target) -> OnlineError:
+    try:
+        body = response.json()
+        code = str(body.get("code") or "http_error")
+        message = str(body.get("message") or response.reason_phrase)
+    except (ValueError, AttributeError):
+        code, message = "http_error", f"HTTP {response.status_code}"
+    return OnlineError(message, code=code)
+
+
+async def join_room(target: Target, name: str, *, timeout: float = 10.0) -> Seat:
+    """Take a free seat in the room as ``name`` (the server may add a number)."""
+    import httpx
+
+    url = f"{target.server}/api/rooms/{quote(target.code)}/join"
+    try:
+        async with httpx.AsyncClient(timeout=timeout) as http:
+            response = await http.post(url, json={"name": name})
+    except httpx.HTTPError as exc:
+        raise OnlineError(
+            f"cannot reach {target.server}: {exc}", code="unreachable", detail=str(exc)
+        ) from None
+    if response.status_code != 200:
+        raise _http_error(response, target)
+    try:
+        data = response.json()
+        return Seat(str(data["code"]), int(data["seat"]), str(data["token"]), str(data["name"]))
+    except (ValueError, KeyError, TypeError):
+        raise OnlineError("the server's answer to join is not a seat", code="bad_answer") from None
+
+
+async def room_info(target: Target, *, timeout: float = 10.0) -> dict[str, Any]:
+    """``GET /api/rooms/{code}``: the room's ``RoomInfo``."""
+    import httpx
+
+    url = f"{target.server}/api/rooms/{quote(target.code)}"
+    try:
+        async with httpx.AsyncClient(timeout=timeout) as http:
+            response = await http.get(url)
+    except httpx.HTTPError as exc:
+        raise OnlineError(
+            f"cannot reach {target.server}: {exc}", code="unreachable", detail=str(exc)
+        ) from None
+    if response.status_code != 200:
+        raise _http_error(response, target)
+    data: dict[str, Any] = response.json()
+    return data
+
+
+# -------------------------------------------------------------- frame decoding
+
+
+class FrameError(ValueError):
+    """A frame from the server that does not have the protocol's shape."""
+
+
+def _rank(name: object) -> int | None:
+    if name is None:
+        return None
+    if not isinstance(name, str) or name not in RANKS:
+        raise FrameError(f"not a rank: {name!r}")
+    return RANKS.index(name)
+
+
+def _card(name: object) -> int:
+    if not isinstance(name, str):
+        raise FrameError(f"not a card: {name!r}")
+    try:
+        return parse_card(name)
+    except SlapjackError:
+        raise FrameError(f"not a card: {name!r}") from None
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FrameError(f"{what}: not a whole number: {value!r}")
+    return value
+
+
+def _opt_int(value: object, what: str) -> int | None:
+    return None if value is None else _int(value, what)
+
+
+def _ints(value: object, what: str) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise FrameError(f"{what}: not a list")
+    return tuple(_int(v, what) for v in value)
+
+
+def _bools(value: object, what: str) -> tuple[bool, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
+        raise FrameError(f"{what}: not a list of true/false")
+    return tuple(value)
+
+
+def _num(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise FrameError(f"{what}: not a number: {value!r}")
+    return float(value)
+
+
+def view_from_dict(data: object) -> View:
+    """The engine's :class:`View` from an update's ``view`` (``View.to_dict()``
+    plus ``flip_id``); :class:`FrameError` if it does not have that shape."""
+    if not isinstance(data, Mapping):
+        raise FrameError("view: not an object")
+    try:
+        rules = Rules.from_options(data["rules"])
+    except SlapjackError as exc:
+        raise FrameError(f"view.rules: {exc}") from None
+    except (KeyError, TypeError, AttributeError):
+        raise FrameError("view.rules: missing or not an object") from None
+    try:
+        players = data["players"]
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise FrameError("view.players: not a list of names")
+        n = len(players)
+        stacks = _ints(data["stacks"], "view.stacks")
+        out = _bools(data["out"], "view.out")
+        if len(stacks) != n or len(out) != n:
+            raise FrameError("view: stacks and out do not match the players")
+        top = data["centre_top"]
+        if not isinstance(top, list):
+            raise FrameError("view.centre_top: not a list")
+        reslap = data["reslap_among"]
+        winners = _ints(data["winners"], "view.winners")
+        view = View(
+            rules=rules,
+            players=tuple(players),
+            seat=_opt_int(data["seat"], "view.seat"),
+            stack_sizes=stacks,
+            out=out,
+            out_order=_ints(data["out_order"], "view.out_order"),
+            turn=_opt_int(data["turn"], "view.turn"),
+            centre_size=_int(data["centre_size"], "view.centre_size"),
+            centre_face_down=_int(data["centre_face_down"], "view.centre_face_down"),
+            centre_top=tuple(_card(c) for c in top),
+            top_call=_rank(data["top_call"]),
+            next_call=_rank(data["next_call"]),
+            race_open=bool(data["race_open"]),
+            reslap_among=None if reslap is None else _ints(reslap, "view.reslap_among"),
+            slapped=_ints(data["slapped"], "view.slapped"),
+            last_flipper=_opt_int(data["last_flipper"], "view.last_flipper"),
+            over=bool(data["over"]),
+            winners=winners,
+            loser=_opt_int(data["loser"], "view.loser"),
+            flips=_int(data["flips"], "view.flips"),
+            version=_int(data.get("version", 0), "view.version"),
+        )
+    except KeyError as exc:
+        raise FrameError(f"view: missing {exc.args[0]!r}") from None
+    seats = [view.seat, view.turn, view.last_flipper, view.loser]
+    seats += [*view.out_order, *view.slapped, *view.winners, *(view.reslap_among or ())]
+    if any(s is not None and not 0 <= s < n for s in seats):
+        raise FrameError("view: a seat number out of range")
+    return view
+
+
+_EVENT_TYPES: Final[dict[str, type[Any]]] = {
+    "flipped": ev.Flipped,
+    "slapped": ev.Slapped,
+    "wrong_slap": ev.WrongSlap,
+    "race_won": ev.RaceWon,
+    "race_tied": ev.RaceTied,
+    "pile_split": ev.PileSplit,
+    "forfeit": ev.Forfeit,
+    "no_slap": ev.NoSlap,
+    "picked_up": ev.PickedUp,
+    "pile_returned": ev.PileReturned,
+    "eliminated": ev.Eliminated,
+    "finished": ev.Finished,
+    "time_is_up": ev.TimeIsUp,
+    "game_over": ev.GameOver,
+}
+_SEAT_FIELDS: Final = frozenset({"seat", "to", "winner", "loser"})
+
+
+def _pairs(value: object, what: str, *, optional: bool) -> tuple[tuple[int, Any], ...]:
+    if not isinstance(value, list):
+        raise FrameError(f"{what}: not a list")
+    out: list[tuple[int, Any]] = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2:
+            raise FrameError(f"{what}: not a list of pairs")
+        seat, amount = item
+        if optional and amount is None:
+            out.append((_int(seat, what), None))
+        else:
+            out.append((_int(seat, what), _num(amount, what)))
+    return tuple(out)
+
+
+def event_from_dict(data: object, players: int) -> Event | None:
+    """The engine's event from its JSON (``event_to_dict``); ``None`` for an
+    event type this client does not know (a newer server); :class:`FrameError`
+    for a known type in a wrong shape."""
+    if not isinstance(data, Mapping):
+        raise FrameError("event: not an object")
+    kind = data.get("type")
+    cls = _EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        return None
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        name = f.name
+        if name not in data:
+            continue  # a field with a default (or a missing one: the constructor says)
+        value = data[name]
+        what = f"{kind}.{name}"
+        if name in _SEAT_FIELDS:
+            value = _opt_int(value, what)
+            if value is not None and not 0 <= value < players:
+                raise FrameError(f"{what}: no seat {value}")
+        elif name == "card":
+            value = _card(value)
+        elif name == "call":
+            value = bool(value) if cls is not ev.Flipped else _rank(value)
+        elif name in ("winners", "seats"):
+            value = _ints(value, what)
+        elif name == "shares":
+            value = tuple((s, int(v)) for s, v in _pairs(value, what, optional=False))
+        elif name == "reactions":
+            value = _pairs(value, what, optional=cls is ev.PickedUp)
+        elif name in ("reaction_ms",):
+            value = _num(value, what)
+        elif name in ("cards",):
+            value = _int(value, what)
+        elif name in ("penalty", "reason"):
+            if not isinstance(value, str):
+                raise FrameError(f"{what}: not a string")
+        elif name == "match":
+            value = bool(value)
+        values[name] = value
+    try:
+        event: Event = cls(**values)
+    except TypeError as exc:
+        raise FrameError(f"{kind}: {exc}") from None
+    return event
+
+
+# ------------------------------------------------------------------ the socket
+
+
+class FrameHandler(Protocol):
+    """What the client tells about the connection (all on the event loop)."""
+
+    def on_welcome(self, msg: dict[str, Any]) -> None: ...
+
+    def on_update(self, msg: dict[str, Any]) -> None: ...
+
+    def on_server_error(self, code: str, message: str) -> None:
+        """A typed ``error`` frame: the server refused something; nothing changed."""
+        ...
+
+    def on_bad_frame(self, what: str) -> None:
+        """A frame that is not JSON, has an unknown ``type`` or a wrong shape."""
+        ...
+
+    def on_status(self, status: str, detail: Mapping[str, Any]) -> None:
+        """``connecting``, ``open``, ``closed`` (will retry: ``retry_s``,
+        ``attempt``, ``code``, ``error``) or ``gone`` (final: ``code``, ``reason``)."""
+        ...
+
+
+FINAL_CLOSE_CODES: Final = frozenset({1008})
+"""Besides 4000–4999 (the server's own: 4001 bad token, 4004 no such room):
+closes after which a reconnect would only be closed again."""
+
+
+class OnlineClient:
+    """One WebSocket to a room, reconnected with the same token after a
+    network failure (back-off 0.3 s doubling to 5 s) until :meth:`close`."""
+
+    def __init__(
+        self,
+        target: Target,
+        token: str | None,
+        handler: FrameHandler,
+        *,
+        lang: str = "en",
+        clock_ms: Callable[[], float] = monotonic_ms,
+        reconnect: bool = True,
+        open_timeout: float = 10.0,
+    ) -> None:
+        self.target = target
+        self.token = token
+        self.handler = handler
+        self.lang = lang
+        self.clock_ms = clock_ms
+        self.reconnect = reconnect
+        self.open_timeout = open_timeout
+        self.pongs = 0
+        self.sent: list[dict[str, Any]] = []
+        """Every action frame sent (not pongs), newest last (tests read it)."""
+        self._ws: Any = None
+        self._queue: asyncio.Queue[str] | None = None
+        self._closing = False
+        self._attempt = 0
+        self.gone = False
+
+    @property
+    def connected(self) -> bool:
+        return self._ws is not None
+
+    async def run(self) -> None:
+        """Connect, read until the socket closes, reconnect; returns after
+        :meth:`close` or a final close (bad token, room closed, flood)."""
+        import websockets
+
+        while not self._closing:
+            self.handler.on_status("connecting", {"attempt": self._attempt})
+            code: int | None = None
+            reason = ""
+            error = ""
+            try:
+                async with websockets.connect(
+                    self.target.ws_url,
+                    open_timeout=self.open_timeout,
+                    max_size=MAX_FRAME_CHARS,
+                    compression=None,
+                ) as ws:
+                    self._attempt = 0
+                    await self._serve(ws)
+                    code = ws.close_code
+                    reason = ws.close_reason or ""
+            except (
+                OSError,
+                TimeoutError,
+                websockets.InvalidHandshake,
+                websockets.InvalidURI,
+            ) as exc:
+                error = str(exc) or type(exc).__name__
+            except websockets.ConnectionClosed as exc:
+                code = exc.rcvd.code if exc.rcvd is not None else None
+                reason = exc.rcvd.reason if exc.rcvd is not None else ""
+            finally:
+                self._ws = None
+                self._queue = None
+            if self._closing:
+                return
+            if code is not None and (code in FINAL_CLOSE_CODES or 4000 <= code < 5000):
+                self.gone = True
+                self.handler.on_status("gone", {"code": code, "reason": reason})
+                return
+            if not self.reconnect:
+                self.gone = True
+                self.handler.on_status("gone", {"code": code, "reason": reason or error})
+                return
+            delay = min(RETRY_MAX_S, RETRY_FIRST_S * 2**self._attempt)
+            self._attempt += 1
+            self.handler.on_status(
+                "closed",
+                {"code": code, "error": error, "retry_s": delay, "attempt": self._attempt},
+            )
+            await asyncio.sleep(delay)
+
+    async def _serve(self, ws: Any) -> None:
+        import websockets
+
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        self._ws = ws
+        self._queue = queue
+        await ws.send(self._frame("hello", token=self.token, lang=self.lang))
+        self.handler.on_status("open", {})
+        writer = asyncio.create_task(self._write(ws, queue))
+        try:
+            async for text in ws:
+                if isinstance(text, bytes):
+                    self.handler.on_bad_frame("binary frame")
+                    continue
+                await self._receive(ws, text)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+
+    async def _write(self, ws: Any, queue: asyncio.Queue[str]) -> None:
+        import websockets
+
+        while True:
+            text = await queue.get()
+            try:
+                await ws.send(text)
+            except websockets.ConnectionClosed:
+                return
+
+    async def _receive(self, ws: Any, text: str) -> None:
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            self.handler.on_bad_frame("not JSON")
+            return
+        if not isinstance(msg, dict):
+            self.handler.on_bad_frame("not an object")
+            return
+        kind = msg.get("type")
+        if kind == "ping":
+            ping_id = msg.get("id")
+            if isinstance(ping_id, bool) or not isinstance(ping_id, int) or ping_id < 0:
+                self.handler.on_bad_frame("ping without an id")
+                return
+            # at once, before anything else: the server measures this round trip
+            await ws.send(self._frame("pong", id=ping_id, client_time=round(self.clock_ms(), 3)))
+            self.pongs += 1
+        elif kind == "welcome":
+            self.handler.on_welcome(msg)
+        elif kind == "update":
+            self.handler.on_update(msg)
+        elif kind == "error":
+            code = msg.get("code")
+            message = msg.get("message")
+            self.handler.on_server_error(
+                code if isinstance(code, str) else "error",
+                message if isinstance(message, str) else "",
+            )
+        else:
+            self.handler.on_bad_frame(f"unknown frame type {str(kind)[:40]!r}")
+
+    def _frame(self, kind: str, **values: Any) -> str:
+        return json.dumps({"v": PROTOCOL_VERSION, "type": kind, **values})
+
+    def send(self, kind: str, **values: Any) -> bool:
+        """Queue a frame (``flip``, ``slap``, …); the seat token is added.
+        ``False`` when not connected (the action is dropped, as a click on a
+        dead page would be)."""
+        queue = self._queue
+        if queue is None or self._ws is None:
+            return False
+        frame = {"type": kind, "token": self.token, **values}
+        self.sent.append(frame)
+        queue.put_nowait(self._frame(kind, token=self.token, **values))
+        return True
+
+    async def close(self) -> None:
+        """Close the socket and stop reconnecting."""
+        self._closing = True
+        ws = self._ws
+        if ws is not None:
+            with contextlib.suppress(Exception):
+                await ws.close()

@@ -1,0 +1,281 @@
+"""The online table: the server's game drawn with the local table's widgets."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from ..controller import TableState
+from ..i18n import format_ms, tr
+from ..remote import Notice, RemoteGame
+from ..render import clock_text, game_title, key_label, status_text
+from ..widgets import CentrePanel, LogPanel, ResultPanel, SeatsPanel, StateWidget, TitleBar
+from .dialogs import ConfirmQuit, RulesScreen
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+
+def notice_text(notice: Notice, lang: str) -> Text:
+    values = dict(notice.values)
+    if isinstance(values.get("ms"), float):
+        values["ms"] = format_ms(float(values["ms"]), lang)  # type: ignore[arg-type]
+    style = "bold red" if notice.bad else "bold"
+    return Text(tr(lang, notice.key, **values), style=style)
+
+
+def status_line(game: RemoteGame, state: TableState | None, lang: str, now_ms: float) -> Text:
+    """The line under the table: the latest notice (server error, the
+    connection, your slap) while it lasts, else what to do now."""
+    notice = game.notice
+    if notice is not None and (notice.until is None or now_ms < notice.until):
+        return notice_text(notice, lang)
+    if not game.welcomed:
+        return Text(tr(lang, "online.connecting", code=game.code), style="dim")
+    if game.status == "waiting" or state is None:
+        room = game.room
+        timers = room.get("timers") if isinstance(room.get("timers"), dict) else {}
+        if timers and timers.get("start") is not None:
+            return Text(tr(lang, "online.starting"), style="bold")
+        names = room.get("names") or [s.get("name") for s in game.info.get("seats") or []]
+        taken = sum(1 for n in names if n)
+        key = "online.waiting" if game.seat is not None else "online.waiting_watch"
+        return Text(tr(lang, key, taken=taken, seats=len(names)), style="bold")
+    view = state.view
+    if view.over:
+        key = "online.over" if game.seat is not None else "online.over_watch"
+        return Text(tr(lang, key), style="bold reverse")
+    if game.fixed_tempo and not view.race_open:
+        return Text(tr(lang, "online.fixed"), style="dim")
+    if view.turn is not None and view.turn == game.seat and not view.race_open:
+        return Text(
+            tr(lang, "online.turn_you", name=game.name, key=key_label(game.keys[1])),
+            style="bold reverse",
+        )
+    return status_text(state, lang)
+
+
+def lobby_text(game: RemoteGame, lang: str) -> Text:
+    """While the room waits: who sits where."""
+    room = game.room
+    info = game.info
+    seats = info.get("seats") or []
+    names = room.get("names") or [s.get("name") for s in seats]
+    bots = room.get("bots") or {str(s.get("seat")): s.get("bot") for s in seats if s.get("bot")}
+    connected = room.get("connected") or [s.get("connected") for s in seats]
+    out = Text()
+    title = info.get("name") or tr(lang, "online.title", code=game.code)
+    if game.rules is not None:
+        title = f"{title} · {game_title(game.rules, lang)}"
+    out.append(title + "\n\n", style="bold")
+    for i, name in enumerate(names):
+        out.append(f" {i + 1:>2}  ", style="dim")
+        level = bots.get(str(i)) if isinstance(bots, dict) else None
+        if not name:
+            out.append(tr(lang, "online.seat_free"), style="italic dim")
+        else:
+            out.append(str(name), style="bold" if i == game.seat else "")
+            if level:
+                out.append(f"  ({tr(lang, f'level.{level}')})", style="dim")
+            elif i == game.seat:
+                out.append(f"  ({tr(lang, 'online.seat_you')})", style="cyan")
+            elif i < len(connected) and not connected[i]:
+                out.append(f"  ({tr(lang, 'online.seat_away')})", style="dim")
+        out.append("\n")
+    return out
+
+
+class OnlineTitle(TitleBar):
+    """The game and preset, the room code, the time-limit countdown."""
+
+    code: str = ""
+
+    def render(self) -> RenderableType:
+        state = self.state
+        left = " "
+        if state is not None:
+            left += game_title(state.view.rules, self.lang) + " · "
+        left += tr(self.lang, "online.title", code=self.code)
+        right = ""
+        if state is not None and state.end_ms is not None:
+            right = tr(self.lang, "time_left", clock=clock_text(state.end_ms - self.now_ms)) + " "
+        gap = max(1, self.size.width - len(left) - len(right))
+        return Text(left + " " * gap + right, style="bold")
+
+
+class Line(StateWidget):
+    """A line of text the screen computes (the status line, the keys)."""
+
+    text: reactive[Text] = reactive(Text)
+
+    def render(self) -> RenderableType:
+        return self.text
+
+
+class Lobby(StateWidget):
+    text: reactive[Text] = reactive(Text)
+
+    def render(self) -> RenderableType:
+        return self.text
+
+
+class OnlineScreen(Screen[None]):
+    """Draws a :class:`RemoteGame` and turns keys into its actions.
+
+    Space or the flip key flips on your turn, the slap key slaps (its event
+    time is the slap's ``input_at``), the call key calls in say-it; Enter
+    starts a waiting room now, R asks for a rematch after the end, ? shows the
+    rules, Esc leaves. A new card's ``shown_at`` is stamped after the refresh
+    that draws it (``call_after_refresh``), as at the local table.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", show=False),
+        Binding("question_mark", "rules", show=False),
+    ]
+
+    state: reactive[TableState | None] = reactive(None)
+    now_ms: reactive[float] = reactive(0.0)
+    line: reactive[Text] = reactive(Text)
+    keys_text: reactive[Text] = reactive(Text)
+    lobby: reactive[Text] = reactive(Text)
+
+    def __init__(self, game: RemoteGame, lang: str, *, tick_s: float = 0.1) -> None:
+        super().__init__()
+        self.game = game
+        self.lang = lang
+        self.tick_s = tick_s
+        game.on_change = self._on_change
+
+    def compose(self) -> ComposeResult:
+        lang = self.lang
+        state = OnlineScreen.state
+        timed = (OnlineScreen.state, OnlineScreen.now_ms)
+        title = OnlineTitle(lang, id="titlebar").data_bind(*timed)
+        title.code = self.game.code
+        yield title
+        yield Lobby(lang, id="lobby").data_bind(text=OnlineScreen.lobby)
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield SeatsPanel(lang, id="seats").data_bind(*timed)
+                yield ResultPanel(lang, id="result").data_bind(state)
+            yield CentrePanel(lang, id="centre").data_bind(state)
+            yield LogPanel(lang, id="log").data_bind(state)
+        yield Line(lang, id="status").data_bind(text=OnlineScreen.line)
+        yield Line(lang, id="keys").data_bind(text=OnlineScreen.keys_text)
+
+    def on_mount(self) -> None:
+        if self.tick_s > 0:
+            self.set_interval(self.tick_s, self._tick)
+        self._on_change(self.game)
+
+    def _tick(self) -> None:
+        self.now_ms = self.game.now_ms()
+        self.line = status_line(self.game, self.state, self.lang, self.now_ms)
+
+    def _on_change(self, game: RemoteGame) -> None:
+        if not self.is_mounted:
+            return  # on_mount draws the game as it is then
+        self.now_ms = game.now_ms()
+        self.state = game.state
+        self.line = status_line(game, game.state, self.lang, self.now_ms)
+        self.keys_text = self._keys_text()
+        self.lobby = lobby_text(game, self.lang) if game.state is None else Text()
+        self._show_lobby(game.state is None)
+
+    def _show_lobby(self, lobby: bool) -> None:
+        parts: list[tuple[str, bool]] = [("#lobby", lobby), ("#main", not lobby)]
+        for selector, shown in parts:
+            widget: Widget = self.query_one(selector)
+            widget.display = shown
+
+    def watch_state(self, state: TableState | None) -> None:
+        if state is not None and not state.shown:
+            # the reaction clock starts once the card is actually on screen
+            self.call_after_refresh(self.game.shown, state.cue)
+
+    def _keys_text(self) -> Text:
+        game = self.game
+        lang = self.lang
+        out = Text()
+
+        def key(k: str, what: str) -> None:
+            out.append(f" {k} ", style="reverse")
+            out.append(f" {what} ")
+
+        if game.seat is not None:
+            if game.status == "waiting":
+                key("Enter", tr(lang, "b.start_now"))
+            elif game.over:
+                key("R", tr(lang, "b.rematch"))
+            else:
+                slap, flip, call = (key_label(k) for k in game.keys)
+                key(f"{tr(lang, 'key.space')}/{flip}", tr(lang, "b.flip"))
+                key(slap, tr(lang, "b.slap"))
+                if game.say_it:
+                    key(call, tr(lang, "b.call"))
+        key("?", tr(lang, "b.rules"))
+        key("Esc", tr(lang, "b.quit"))
+        return out
+
+    def on_key(self, event: events.Key) -> None:
+        game = self.game
+        if event.key == "space":
+            event.stop()
+            game.flip()
+            return
+        if event.key == "enter":
+            event.stop()
+            game.start_now()
+            return
+        char = (event.character or "").lower()
+        if not char:
+            return
+        slap, flip, call = (k.lower() for k in game.keys)
+        if char == slap:
+            event.stop()
+            game.slap(event_time_ms(event.time))
+        elif char == flip:
+            event.stop()
+            game.flip()
+        elif char == call:
+            event.stop()
+            game.call()
+        elif char == "r":
+            event.stop()
+            game.rematch()
+
+    def action_rules(self) -> None:
+        if self.game.rules is not None:
+            self.app.push_screen(RulesScreen(self.game.rules, self.lang))
+
+    def action_leave(self) -> None:
+        """Ask before leaving a game in progress (a bot covers the seat)."""
+        game = self.game
+        if game.seat is None or not game.playing or game.over or game.connection != "open":
+            self.app.exit()
+            return
+
+        def done(quit_now: bool | None) -> None:
+            if quit_now:
+                self.app.exit()
+
+        self.app.push_screen(
+            ConfirmQuit(self.lang, detail=tr(self.lang, "online.quit_detail")), done
+        )
+
+
+def event_time_ms(stamp: float) -> float:
+    """A key event's time on the client's clock (ms): Textual stamps events
+    with ``time.monotonic()``; a stamp that is not recent is not ours."""
+    now = time.monotonic()
+    return (stamp if 0.0 <= now - stamp < 5.0 else now) * 1000.0
