@@ -130,9 +130,9 @@ def test_targets_from_a_code_or_an_invite_link() -> None:
         "http://example.test:9000", "K7Q2PX"
     )
     assert parse_target("K7Q2PX") == Target("http://127.0.0.1:8000", "K7Q2PX")
-    link = parse_target("http://10.1.2.3:8000/r/AB12CD", "http://ignored:1")
-    assert link == Target("http://10.1.2.3:8000", "AB12CD")
-    assert link.ws_url == "ws://10.1.2.3:8000/ws/AB12CD"
+    link = parse_target("http://game.test:8000/r/AB12CD", "http://ignored:1")
+    assert link == Target("http://game.test:8000", "AB12CD")
+    assert link.ws_url == "ws://game.test:8000/ws/AB12CD"
     assert parse_target("https://games.test/r/XY7/").ws_url == "wss://games.test/ws/XY7"
     assert parse_target("localhost:8000/r/QQ").server == "http://localhost:8000"
     assert parse_target("AB", "localhost:8001").server == "http://localhost:8001"
@@ -264,7 +264,8 @@ async def test_reconnects_with_its_token_after_the_connection_drops(live: LiveSe
         await until(lambda: "closed" in statuses, what="the drop")
         await until(lambda: client.connected and game.connection == "open", what="reconnect")
         assert game.seat == 0 and not client.gone
-        assert any(getattr(n, "key", "") == "online.lost" for n in game.log)
+        notes = [getattr(n, "key", "") for n in game.log]
+        assert notes.count("online.lost") == 1 and notes[-1] == "online.back"
 
 
 async def test_a_bad_token_is_final_and_said_so(live: LiveServer) -> None:
@@ -412,3 +413,42 @@ def test_server_error_codes_match_the_protocol() -> None:
     text = protocol.read_text(encoding="utf-8")
     for code in KNOWN_ERRORS:
         assert f"`{code}`" in text, code
+
+
+# ------------------------------------------------------------------ the command
+
+
+def test_the_command_starts_the_online_app_or_says_what_is_wrong(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from typer.testing import CliRunner
+
+    from slapjack.cli import app as cli
+
+    started: list[OnlineApp] = []
+    monkeypatch.setattr(OnlineApp, "run", lambda self, **kw: started.append(self))
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["tui", "--join", "http://h.test:8001/r/ab12", "--name", "Zoe"])
+    assert ok.exit_code == 0, ok.output
+    app = started.pop()
+    assert app.target == Target("http://h.test:8001", "AB12")
+    assert (app.player_name, app.token, app.lang) in (("Zoe", None, "en"), ("Zoe", None, "de"))
+    ok = runner.invoke(cli, ["tui", "--join", "AB12", "--server", "h.test:9", "--token", "t0k"])
+    assert ok.exit_code == 0, ok.output
+    app = started.pop()
+    assert app.target.server == "http://h.test:9" and app.token == "t0k"
+    assert app.player_name is None
+    ok = runner.invoke(cli, ["tui", "--join", "AB12", "--watch", "--lang", "de"])
+    assert ok.exit_code == 0, ok.output
+    app = started.pop()
+    assert app.token is None and app.player_name is None and app.lang == "de"
+    for args, message in [
+        (["--join", "a/b"], "not a room code or invite link"),
+        (["--server", "h.test:9"], "need --join"),
+        (["--join", "AB12", "--watch", "--name", "Zoe"], "--watch takes no seat"),
+        (["--join", "AB12", "--name", "x" * 30], "1 to 24 characters"),
+    ]:
+        bad = runner.invoke(cli, ["tui", *args])
+        assert bad.exit_code == 2, (args, bad.output)
+        assert message in bad.output, (args, bad.output)
+    assert not started

@@ -107,6 +107,9 @@ def register(app: typer.Typer) -> None:
             "--token",
             help="Back into the seat you already have in the room (the token shown when you joined).",
         ),
+        watch: bool = typer.Option(
+            False, "--watch", help="With --join: watch the room instead of taking a seat."
+        ),
     ) -> None:
         """Play Slapjack or Irish Snap in the terminal, against bots or friends on one keyboard.
 
@@ -119,8 +122,8 @@ def register(app: typer.Typer) -> None:
         from slapjack.tui.i18n import detect_lang
 
         err = Console(stderr=True, highlight=False)
-        if join is not None or server is not None or token is not None:
-            _play_online(err, lang, join, server, name, token)
+        if join is not None or server is not None or token is not None or watch:
+            _play_online(err, lang, join, server, name, token, watch)
             return
         try:
             language = detect_lang(lang)
@@ -157,8 +160,9 @@ def _play_online(
     server: str | None,
     name: str | None,
     token: str | None,
+    watch: bool = False,
 ) -> None:
-    """``slapjack tui --join CODE [--server URL] [--name NAME | --token TOKEN]``."""
+    """``slapjack tui --join CODE [--server URL] [--name NAME | --token TOKEN | --watch]``."""
     from slapjack.tui.config import local_player_name
     from slapjack.tui.i18n import detect_lang
     from slapjack.tui.online import OnlineError, parse_target
@@ -170,9 +174,12 @@ def _play_online(
             raise SlapjackError("--server and --token need --join CODE (or an invite link)")
         target = parse_target(join, server)
         player = " ".join((name if name is not None else local_player_name()).split())
-        if token is None and not 1 <= len(player) <= 24:
+        if watch and (token is not None or name is not None):
+            raise SlapjackError("--watch takes no seat: give it without --name or --token")
+        if token is None and not watch and not 1 <= len(player) <= 24:
             raise SlapjackError("--name: 1 to 24 characters")
     except (SlapjackError, OnlineError, ValueError) as exc:
         err.print(f"[bold red]error:[/] {exc}", markup=True)
         raise typer.Exit(code=2) from None
-    OnlineApp(target, name=player if token is None else None, token=token, lang=language).run()
+    seat_name = None if token is not None or watch else player
+    OnlineApp(target, name=seat_name, token=token, lang=language).run()

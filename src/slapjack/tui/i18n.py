@@ -357,6 +357,10 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
         "en": "Connection lost: the seat stays yours, reconnecting",
         "de": "Verbindung verloren: der Platz bleibt deiner, verbinde neu",
     },
+    "online.back": {
+        "en": "Connected again: same seat, same game",
+        "de": "Wieder verbunden: gleicher Platz, gleiches Spiel",
+    },
     "online.gone": {
         "en": "The server ended the connection ({reason}) · Esc quits",
         "de": "Der Server hat die Verbindung beendet ({reason}) · Esc beendet",

@@ -143,6 +143,7 @@ class RemoteGame:
         self._turn_deadline: float | None = None
         self._end_ms: float | None = None
         self._serial = 0
+        self._lost = False
 
     # ----------------------------------------------------------------- clock
 
@@ -264,10 +265,14 @@ class RemoteGame:
         self._publish()
 
     def on_status(self, status: str, detail: Mapping[str, Any]) -> None:
+        previous = self.connection
         self.connection = status
         if status == "open":
             if self.notice is not None and self.notice.key.startswith("online.re"):
                 self.notice = None
+            if self._lost:
+                self._lost = False
+                self._log.append(Note("online.back"))
         elif status == "closed":
             if detail.get("error") and not self.welcomed:
                 self.notice = Notice(
@@ -281,7 +286,8 @@ class RemoteGame:
                     (("s", detail.get("retry_s")), ("n", detail.get("attempt"))),
                     bad=True,
                 )
-            if self.welcomed:
+            if self.welcomed and previous == "open":
+                self._lost = True
                 self._log.append(Note("online.lost"))
         elif status == "gone":
             code = detail.get("code")

@@ -154,6 +154,7 @@ class OnlineScreen(Screen[None]):
         self.game = game
         self.lang = lang
         self.tick_s = tick_s
+        self._shape: int | None = None
         game.on_change = self._on_change
 
     def compose(self) -> ComposeResult:
@@ -191,6 +192,11 @@ class OnlineScreen(Screen[None]):
         self.keys_text = self._keys_text()
         self.lobby = lobby_text(game, self.lang) if game.state is None else Text()
         self._show_lobby(game.state is None)
+        shape = None if game.state is None else len(game.state.seats)
+        if shape != self._shape:
+            # the seats panel is as high as its rows: lay it out again
+            self._shape = shape
+            self.query_one("#seats").refresh(layout=True)
 
     def _show_lobby(self, lobby: bool) -> None:
         parts: list[tuple[str, bool]] = [("#lobby", lobby), ("#main", not lobby)]
