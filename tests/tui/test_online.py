@@ -347,6 +347,25 @@ async def test_the_app_slaps_with_its_key_and_shows_the_reaction(live: LiveServe
             await ben.close()
 
 
+async def test_the_app_says_why_it_cannot_join_and_can_watch_instead(live: LiveServer) -> None:
+    app = OnlineApp(parse_target("NOROOM", live.url), name="Anna", lang="de", tick_s=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        text = "Beitritt fehlgeschlagen: Diesen Raum gibt es auf dem Server nicht · Esc beendet"
+        await wait_app(pilot, lambda: text in screen_text(app), what="the refusal")
+        await pilot.press("escape")
+        await wait_app(pilot, lambda: not app.is_running, what="Esc")
+    code = await make_room(live, seats=2, deck=JACK_FIRST)
+    watcher = OnlineApp(parse_target(code, live.url), lang="en", tick_s=0.05)
+    async with watcher.run_test(size=(100, 30)) as pilot:
+        await wait_app(pilot, lambda: watcher.game.welcomed, what="welcome")
+        assert watcher.game.seat is None
+        text = screen_text(watcher)
+        assert "Waiting for players: 0 of 2 seats taken" in text
+        assert "Enter" not in text  # a spectator cannot start the room
+        await pilot.press("space", "a", "enter")
+        assert watcher.client is not None and watcher.client.sent == []
+
+
 async def test_the_app_shows_bad_frames_and_errors_and_keeps_going() -> None:
     """A server that sends what no slapjack server sends: the app shows it."""
     pongs: list[dict[str, Any]] = []
@@ -360,6 +379,13 @@ async def test_the_app_shows_bad_frames_and_errors_and_keeps_going() -> None:
             json.dumps({"type": "welcome", "v": 1, "room": room, "seat": 0, "name": "Anna"})
         )
         await ws.send(json.dumps({"type": "surprise", "what": 1}))
+        odd_room = {"names": 5, "bots": [1], "timers": "x", "now": "y", "status": 7}
+        await ws.send(json.dumps({"type": "update", "events": [], "view": None, "room": odd_room}))
+        odd_info = {"seats": [1, "x", {"seat": "a", "bot": 3}], "rules": "bad", "status": 5}
+        await ws.send(json.dumps({"type": "welcome", "room": odd_info, "seat": "0"}))
+        await ws.send(json.dumps({"type": "welcome", "room": room, "seat": 0, "name": "Anna"}))
+        await ws.send(json.dumps({"type": "update", "events": [{"type": "flipped"}], "view": None}))
+        await ws.send(json.dumps([1, 2]))
         await ws.send("{not json")
         await ws.send(json.dumps({"type": "update", "seq": 1, "events": [], "view": {"rules": 5}}))
         await ws.send(json.dumps({"type": "ping", "id": 1, "server_time": 5.0}))
@@ -384,7 +410,7 @@ async def test_the_app_shows_bad_frames_and_errors_and_keeps_going() -> None:
             bad = [n for n in app.game.log if getattr(n, "key", "") == "online.bad_frame"]
             whats = [dict(n.values)["what"] for n in bad]
             assert "unknown frame type 'surprise'" in whats
-            assert "not JSON" in whats
+            assert "not JSON" in whats and "not an object" in whats
             assert any(w.startswith("view.") for w in whats)
             assert app.is_running
             done.set()

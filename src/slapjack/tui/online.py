@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import math
 import re
 import time
@@ -34,6 +35,8 @@ from urllib.parse import quote, urlsplit
 
 from slapjack.core import RANKS, Event, Rules, SlapjackError, View, parse_card
 from slapjack.core import events as ev
+
+log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION: Final = 1
 DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
@@ -536,19 +539,25 @@ class OnlineClient:
             # at once, before anything else: the server measures this round trip
             await ws.send(self._frame("pong", id=ping_id, client_time=round(self.clock_ms(), 3)))
             self.pongs += 1
-        elif kind == "welcome":
-            self.handler.on_welcome(msg)
-        elif kind == "update":
-            self.handler.on_update(msg)
-        elif kind == "error":
-            code = msg.get("code")
-            message = msg.get("message")
-            self.handler.on_server_error(
-                code if isinstance(code, str) else "error",
-                message if isinstance(message, str) else "",
-            )
-        else:
-            self.handler.on_bad_frame(f"unknown frame type {str(kind)[:40]!r}")
+            return
+        try:
+            if kind == "welcome":
+                self.handler.on_welcome(msg)
+            elif kind == "update":
+                self.handler.on_update(msg)
+            elif kind == "error":
+                code = msg.get("code")
+                message = msg.get("message")
+                self.handler.on_server_error(
+                    code[:40] if isinstance(code, str) else "error",
+                    message[:200] if isinstance(message, str) else "",
+                )
+            else:
+                self.handler.on_bad_frame(f"unknown frame type {str(kind)[:40]!r}")
+        except Exception as exc:
+            # a frame this client cannot make sense of must not end the game
+            log.debug("frame %.200r: %r", text, exc, exc_info=True)
+            self.handler.on_bad_frame(f"{kind}: {type(exc).__name__}")
 
     def _frame(self, kind: str, **values: Any) -> str:
         return json.dumps({"v": PROTOCOL_VERSION, "type": kind, **values})

@@ -38,7 +38,7 @@ from slapjack.core.events import (
     WrongSlap,
 )
 
-from .config import DEFAULT_KEYS, SeatSpec
+from .config import BOT_LEVELS, DEFAULT_KEYS, SeatSpec
 from .controller import LOG_SIZE, LogItem, Note, SeatStats, TableState
 from .online import FrameError, event_from_dict, monotonic_ms, view_from_dict
 
@@ -180,10 +180,12 @@ class RemoteGame:
         room = msg.get("room")
         if isinstance(room, dict):
             self.info = room
-            self.status = str(room.get("status") or self.status)
+            status = room.get("status")
+            if isinstance(status, str):
+                self.status = status
             try:
                 self.rules = Rules.from_options(room.get("rules") or {}, room.get("game"))
-            except (SlapjackError, TypeError, ValueError):
+            except (SlapjackError, TypeError, ValueError, AttributeError):
                 self.rules = None
         seat = msg.get("seat")
         self.seat = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
@@ -456,28 +458,69 @@ class RemoteGame:
         self._note(key, **values)
         self._publish()
 
+    # ------------------------------------------------------- who sits where
+
+    def _info_seats(self) -> list[Mapping[str, Any]]:
+        seats = self.info.get("seats")
+        if not isinstance(seats, list):
+            return []
+        return [s for s in seats if isinstance(s, Mapping)]
+
+    def seat_names(self) -> list[str | None]:
+        """Every seat's name (``None``: free), from the latest update, else the
+        room info of the welcome."""
+        if self.view is not None:
+            return list(self.view.players)
+        names = self.room.get("names")
+        if not isinstance(names, list):
+            names = [s.get("name") for s in self._info_seats()]
+        return [n if isinstance(n, str) and n else None for n in names]
+
+    def seat_bots(self) -> dict[int, str]:
+        """Bot seats and covered seats (a bot plays for an absent person): their level."""
+        bots = self.room.get("bots")
+        if isinstance(bots, Mapping):
+            pairs = [(k, v) for k, v in bots.items()]
+        else:
+            pairs = [(s.get("seat"), s.get("bot")) for s in self._info_seats()]
+        out: dict[int, str] = {}
+        for seat, level in pairs:
+            try:
+                number = int(seat)
+            except (TypeError, ValueError):
+                continue
+            if isinstance(level, str) and level in BOT_LEVELS:
+                out[number] = level
+        return out
+
+    def seat_connected(self) -> list[bool]:
+        connected = self.room.get("connected")
+        if not isinstance(connected, list):
+            connected = [s.get("connected") for s in self._info_seats()]
+        return [bool(c) for c in connected]
+
+    @property
+    def starting(self) -> bool:
+        """The room is full and starts in a moment."""
+        timers = self.room.get("timers")
+        return isinstance(timers, Mapping) and timers.get("start") is not None
+
+    @property
+    def room_name(self) -> str:
+        name = self.info.get("name")
+        return name if isinstance(name, str) else ""
+
     def seats(self) -> tuple[SeatSpec, ...]:
         """Who sits where: our seat with its keys, bots (and covered seats) with
         their level, other people with no keys (drawn as online players)."""
-        names: list[Any] = list(self.room.get("names") or [])
-        if self.view is not None:
-            names = list(self.view.players)
-        elif not names:
-            names = [s.get("name") for s in self.info.get("seats") or [] if isinstance(s, dict)]
-        bots = self.room.get("bots")
-        if not isinstance(bots, Mapping):
-            bots = {
-                str(s.get("seat")): s.get("bot")
-                for s in self.info.get("seats") or []
-                if isinstance(s, dict) and s.get("bot")
-            }
+        bots = self.seat_bots()
         out: list[SeatSpec] = []
-        for i, name in enumerate(names):
-            label = name if isinstance(name, str) and name else "—"
-            level = bots.get(str(i))
+        for i, name in enumerate(self.seat_names()):
+            label = name or "—"
+            level = bots.get(i)
             if i == self.seat:
                 out.append(SeatSpec(label, None, *self.keys))
-            elif isinstance(level, str) and level in ("beginner", "casual", "pro", "perfect"):
+            elif level is not None:
                 out.append(SeatSpec(label, level))
             else:
                 out.append(SeatSpec(label, None))

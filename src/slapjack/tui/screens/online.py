@@ -42,11 +42,9 @@ def status_line(game: RemoteGame, state: TableState | None, lang: str, now_ms: f
     if not game.welcomed:
         return Text(tr(lang, "online.connecting", code=game.code), style="dim")
     if game.status == "waiting" or state is None:
-        room = game.room
-        timers = room.get("timers") if isinstance(room.get("timers"), dict) else {}
-        if timers and timers.get("start") is not None:
+        if game.starting:
             return Text(tr(lang, "online.starting"), style="bold")
-        names = room.get("names") or [s.get("name") for s in game.info.get("seats") or []]
+        names = game.seat_names()
         taken = sum(1 for n in names if n)
         key = "online.waiting" if game.seat is not None else "online.waiting_watch"
         return Text(tr(lang, key, taken=taken, seats=len(names)), style="bold")
@@ -66,24 +64,21 @@ def status_line(game: RemoteGame, state: TableState | None, lang: str, now_ms: f
 
 def lobby_text(game: RemoteGame, lang: str) -> Text:
     """While the room waits: who sits where."""
-    room = game.room
-    info = game.info
-    seats = info.get("seats") or []
-    names = room.get("names") or [s.get("name") for s in seats]
-    bots = room.get("bots") or {str(s.get("seat")): s.get("bot") for s in seats if s.get("bot")}
-    connected = room.get("connected") or [s.get("connected") for s in seats]
+    names = game.seat_names()
+    bots = game.seat_bots()
+    connected = game.seat_connected()
     out = Text()
-    title = info.get("name") or tr(lang, "online.title", code=game.code)
+    title = game.room_name or tr(lang, "online.title", code=game.code)
     if game.rules is not None:
         title = f"{title} · {game_title(game.rules, lang)}"
     out.append(title + "\n\n", style="bold")
     for i, name in enumerate(names):
         out.append(f" {i + 1:>2}  ", style="dim")
-        level = bots.get(str(i)) if isinstance(bots, dict) else None
+        level = bots.get(i)
         if not name:
             out.append(tr(lang, "online.seat_free"), style="italic dim")
         else:
-            out.append(str(name), style="bold" if i == game.seat else "")
+            out.append(name, style="bold" if i == game.seat else "")
             if level:
                 out.append(f"  ({tr(lang, f'level.{level}')})", style="dim")
             elif i == game.seat:
