@@ -31,6 +31,8 @@ from slapjack.tui.online import (
     FrameError,
     OnlineClient,
     OnlineError,
+    Seat,
+    SeatStore,
     Target,
     event_from_dict,
     join_room,
@@ -364,6 +366,59 @@ async def test_the_app_says_why_it_cannot_join_and_can_watch_instead(live: LiveS
         assert "Enter" not in text  # a spectator cannot start the room
         await pilot.press("space", "a", "enter")
         assert watcher.client is not None and watcher.client.sent == []
+
+
+def test_the_seat_store_keeps_seats_by_server_room_and_name(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path / "state" / "seats.json")
+    room = Target("http://h.test:8000", "AB12")
+    other = Target("http://h.test:9000", "AB12")
+    assert store.get(room) is None  # no file yet
+    store.save(room, Seat("AB12", 2, "tok", "Anna 2"), asked="Anna")
+    assert store.get(room) == Seat("AB12", 2, "tok", "Anna 2")
+    assert store.get(room, "Anna") == store.get(room, "Anna 2") == store.get(room)
+    assert store.get(room, "Ben") is None and store.get(other) is None
+    assert (store.path.stat().st_mode & 0o777) == 0o600  # a token is a secret
+    data = json.loads(store.path.read_text())
+    data[f"{room.server} {room.code}"]["at"] -= 8 * 86400
+    store.path.write_text(json.dumps(data))
+    assert store.get(room) is None  # too old
+    store.save(other, Seat("AB12", 0, "t2", "Ben"))
+    assert list(json.loads(store.path.read_text())) == [f"{other.server} {other.code}"]
+    store.forget(other)
+    assert store.get(other) is None
+    store.path.write_text("{broken")
+    assert store.get(other) is None
+    store.save(other, Seat("AB12", 0, "t3", "Ben"))
+    assert store.get(other, "Ben") is not None
+
+
+async def test_the_app_takes_its_saved_seat_back_or_a_new_one(
+    live: LiveServer, tmp_path: Path
+) -> None:
+    code = await make_room(live, seats=3, deck=JACK_FIRST)
+    target = parse_target(code, live.url)
+    store = SeatStore(tmp_path / "seats.json")
+    first = OnlineApp(target, name="Anna", lang="en", tick_s=0.05, seats=store)
+    async with first.run_test(size=(100, 30)) as pilot:
+        await wait_app(pilot, lambda: first.game.welcomed, what="welcome")
+        token = first.token
+    saved = store.get(target, "Anna")
+    assert saved is not None and saved.seat == 0 and saved.token == token
+    again = OnlineApp(target, name="Anna", lang="en", tick_s=0.05, seats=store)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await wait_app(pilot, lambda: again.game.welcomed, what="welcome again")
+        assert again.game.seat == 0 and again.token == token
+        assert "Waiting for players: 1 of 3 seats taken" in screen_text(again)
+    # a saved token the room does not know: forgotten, and a new seat taken
+    store.save(target, Seat(code, 0, "stale-token", "Ben"))
+    ben = OnlineApp(target, name="Ben", lang="en", tick_s=0.05, seats=store)
+    async with ben.run_test(size=(100, 30)) as pilot:
+        await wait_app(pilot, lambda: ben.game.welcomed, timeout=15, what="a new seat")
+        assert ben.game.seat == 1 and ben.token != "stale-token"
+        keys = [getattr(n, "key", "") for n in ben.game.log]
+        assert "online.saved_gone" in keys
+    renewed = store.get(target, "Ben")
+    assert renewed is not None and renewed.seat == 1
 
 
 async def test_the_app_shows_bad_frames_and_errors_and_keeps_going() -> None:

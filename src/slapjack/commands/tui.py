@@ -165,7 +165,7 @@ def _play_online(
     """``slapjack tui --join CODE [--server URL] [--name NAME | --token TOKEN | --watch]``."""
     from slapjack.tui.config import local_player_name
     from slapjack.tui.i18n import detect_lang
-    from slapjack.tui.online import OnlineError, parse_target
+    from slapjack.tui.online import OnlineError, SeatStore, parse_target
     from slapjack.tui.online_app import OnlineApp
 
     try:
@@ -182,4 +182,4 @@ def _play_online(
         err.print(f"[bold red]error:[/] {exc}", markup=True)
         raise typer.Exit(code=2) from None
     seat_name = None if token is not None or watch else player
-    OnlineApp(target, name=seat_name, token=token, lang=language).run()
+    OnlineApp(target, name=seat_name, token=token, lang=language, seats=SeatStore()).run()

@@ -333,6 +333,18 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
         "en": "Back into this seat later: --join {code} --token {token}",
         "de": "Später zurück auf diesen Platz: --join {code} --token {token}",
     },
+    "online.seat_saved": {
+        "en": "Saved: --join {code} with the same name takes this seat back",
+        "de": "Gespeichert: --join {code} mit demselben Namen holt diesen Platz zurück",
+    },
+    "online.rejoining": {
+        "en": "Back into your seat {number} as {who}",
+        "de": "Zurück auf deinen Platz {number} als {who}",
+    },
+    "online.saved_gone": {
+        "en": "Your saved seat is no longer in the room: joining anew",
+        "de": "Dein gespeicherter Platz ist nicht mehr im Raum: trete neu bei",
+    },
     "online.watching": {
         "en": "You are watching room {code}",
         "de": "Du schaust in Raum {code} zu",

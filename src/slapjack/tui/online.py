@@ -26,10 +26,12 @@ import contextlib
 import json
 import logging
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any, Final, Protocol
 from urllib.parse import quote, urlsplit
 
@@ -180,6 +182,91 @@ async def room_info(target: Target, *, timeout: float = 10.0) -> dict[str, Any]:
         raise _http_error(response, target)
     data: dict[str, Any] = response.json()
     return data
+
+
+# ------------------------------------------------------------ saved seats
+
+
+def default_seat_file() -> Path:
+    """``$XDG_STATE_HOME/slapjack/seats.json`` (``~/.local/state/…``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "slapjack" / "seats.json"
+
+
+class SeatStore:
+    """The seats this terminal holds, by server and room (as the web game keeps
+    them in the browser): ``slapjack tui --join CODE`` again takes the same
+    seat back. The file is private to the user (mode 0600); entries older than
+    :attr:`keep_days` are dropped. A file that cannot be read or written is
+    treated as empty (playing never depends on it)."""
+
+    keep_days: float = 7.0
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_seat_file()
+
+    @staticmethod
+    def _key(target: Target) -> str:
+        return f"{target.server} {target.code}"
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write(self, data: dict[str, Any]) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(data, out, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+        except OSError:
+            log.debug("cannot save seats to %s", self.path, exc_info=True)
+
+    def get(self, target: Target, name: str | None = None) -> Seat | None:
+        """The seat saved for the room; with ``name``, only if it was taken
+        under that name (two people on one machine keep their own seats)."""
+        entry = self._load().get(self._key(target))
+        if not isinstance(entry, dict):
+            return None
+        try:
+            if time.time() - float(entry.get("at", 0)) > self.keep_days * 86400:
+                return None
+            seat = Seat(target.code, int(entry["seat"]), str(entry["token"]), str(entry["name"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+        if name is not None and name not in (seat.name, entry.get("asked")):
+            return None
+        return seat
+
+    def save(self, target: Target, seat: Seat, asked: str | None = None) -> None:
+        """Keep ``seat`` (``asked``: the name asked for, if the server changed it)."""
+        data = self._load()
+        now = time.time()
+        data = {
+            k: v
+            for k, v in data.items()
+            if isinstance(v, dict)
+            and isinstance(v.get("at"), int | float)
+            and now - v["at"] <= self.keep_days * 86400
+        }
+        data[self._key(target)] = {
+            "seat": seat.seat,
+            "token": seat.token,
+            "name": seat.name,
+            "asked": asked or seat.name,
+            "at": now,
+        }
+        self._write(data)
+
+    def forget(self, target: Target) -> None:
+        data = self._load()
+        if data.pop(self._key(target), None) is not None:
+            self._write(data)
 
 
 # -------------------------------------------------------------- frame decoding
@@ -432,6 +519,8 @@ class OnlineClient:
         self._closing = False
         self._attempt = 0
         self.gone = False
+        self.close_code: int | None = None
+        """The close code of a final close (4001: a token of no seat)."""
 
     @property
     def connected(self) -> bool:
@@ -475,6 +564,7 @@ class OnlineClient:
                 return
             if code is not None and (code in FINAL_CLOSE_CODES or 4000 <= code < 5000):
                 self.gone = True
+                self.close_code = code
                 self.handler.on_status("gone", {"code": code, "reason": reason})
                 return
             if not self.reconnect:

@@ -9,15 +9,23 @@ from textual.binding import Binding, BindingType
 
 from .config import DEFAULT_KEYS
 from .i18n import TEXTS, detect_lang, tr
-from .online import OnlineClient, OnlineError, Target, join_room, monotonic_ms
+from .online import (
+    OnlineClient,
+    OnlineError,
+    Seat,
+    SeatStore,
+    Target,
+    join_room,
+    monotonic_ms,
+)
 from .remote import Notice, RemoteGame
 from .screens.online import OnlineScreen
 
 
 class OnlineApp(App[None]):
-    """Join a room (``name``: take a free seat through the HTTP API; ``token``:
-    back into a seat already taken; neither: watch) and play it over the
-    room's WebSocket."""
+    """Join a room (``name``: take a free seat through the HTTP API, or the seat
+    ``seats`` saved for this room and name; ``token``: back into a seat
+    already taken; neither: watch) and play it over the room's WebSocket."""
 
     CSS_PATH = "slapjack.tcss"
     TITLE = "Slapjack"
@@ -36,6 +44,7 @@ class OnlineApp(App[None]):
         keys: tuple[str, str, str] = DEFAULT_KEYS[0],
         tick_s: float = 0.1,
         reconnect: bool = True,
+        seats: SeatStore | None = None,
     ) -> None:
         super().__init__()
         self.target = target
@@ -44,6 +53,7 @@ class OnlineApp(App[None]):
         self.lang = detect_lang(lang)
         self.tick_s = tick_s
         self.reconnect = reconnect
+        self.seats = seats
         self.game = RemoteGame(code=target.code, name=name or "", keys=keys, clock_ms=monotonic_ms)
         self.client: OnlineClient | None = None
 
@@ -54,37 +64,65 @@ class OnlineApp(App[None]):
     async def _run(self) -> None:
         game = self.game
         target = self.target
+        from_store = False
         if self.token is None and self.player_name:
-            game.notice = Notice(
-                "online.joining", (("code", target.code), ("server", target.server))
-            )
-            game.note("online.joining", code=target.code, server=target.server)
-            try:
-                seat = await join_room(target, self.player_name)
-            except OnlineError as exc:
-                message = join_error_text(exc, self.lang)
-                game.notice = Notice("online.join_failed", (("message", message),), bad=True)
-                game.note("online.join_failed", message=message)
+            saved = self.seats.get(target, self.player_name) if self.seats else None
+            if saved is not None:
+                from_store = True
+                self._take(saved)
+                game.note("online.rejoining", number=saved.seat + 1, who=saved.name)
+            elif not await self._join(self.player_name):
                 return
-            self.token = seat.token
-            game.seat = seat.seat
-            game.name = seat.name
-            game.note("online.token_hint", code=target.code, token=seat.token)
-        game.notice = None
-        client = OnlineClient(
-            target,
-            self.token,
-            game,
-            lang=self.lang,
-            clock_ms=game.clock_ms,
-            reconnect=self.reconnect,
-        )
-        self.client = client
-        game.send = client.send
+        while True:
+            game.notice = None
+            client = OnlineClient(
+                target,
+                self.token,
+                game,
+                lang=self.lang,
+                clock_ms=game.clock_ms,
+                reconnect=self.reconnect,
+            )
+            self.client = client
+            game.send = client.send
+            try:
+                await client.run()
+            finally:
+                await client.close()
+            if client.close_code == 4001 and from_store and self.player_name:
+                # the saved seat is gone (an old room, a new server): take a new one
+                from_store = False
+                if self.seats is not None:
+                    self.seats.forget(target)
+                game.note("online.saved_gone")
+                if await self._join(self.player_name):
+                    continue
+            return
+
+    def _take(self, seat: Seat) -> None:
+        self.token = seat.token
+        self.game.seat = seat.seat
+        self.game.name = seat.name
+
+    async def _join(self, name: str) -> bool:
+        """Take a free seat; on failure say why and return ``False``."""
+        game = self.game
+        target = self.target
+        game.notice = Notice("online.joining", (("code", target.code), ("server", target.server)))
+        game.note("online.joining", code=target.code, server=target.server)
         try:
-            await client.run()
-        finally:
-            await client.close()
+            seat = await join_room(target, name)
+        except OnlineError as exc:
+            message = join_error_text(exc, self.lang)
+            game.notice = Notice("online.join_failed", (("message", message),), bad=True)
+            game.note("online.join_failed", message=message)
+            return False
+        self._take(seat)
+        game.note("online.token_hint", code=target.code, token=seat.token)
+        if self.seats is not None:
+            self.seats.save(target, seat, asked=name)
+            game.note("online.seat_saved", code=target.code)
+        return True
 
     async def action_quit(self) -> None:
         self.exit()
