@@ -369,7 +369,7 @@ class RemoteGame:
     def call(self) -> bool:
         """Say-it: the call key sends the "Slapjack!" call for this card."""
         view = self.view
-        if not self.can_act() or view is None or not self.say_it:
+        if not self.can_act() or view is None or not self.say_it or not view.centre_top:
             return False
         if self._call_sent == view.flips:
             return False
