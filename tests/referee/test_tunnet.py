@@ -202,12 +202,13 @@ def test_ctrl_c_tears_down_and_stale_namespaces_are_cleaned(tun_ok: None) -> Non
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     stale = f"{tunnet.NS_PREFIX}{dead.pid}"
-    subprocess.run(["ip", "netns", "add", stale], check=True)
+    ip = tunnet.check_prerequisites()
+    subprocess.run([ip, "netns", "add", stale], check=True)
     try:
         assert stale in tunnet.clean_stale()
         assert not tunnet.netns_exists(stale)
     finally:
-        subprocess.run(["ip", "netns", "del", stale], capture_output=True, check=False)
+        subprocess.run([ip, "netns", "del", stale], capture_output=True, check=False)
 
 
 def test_missing_pieces_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
