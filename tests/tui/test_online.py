@@ -186,7 +186,7 @@ async def test_joins_answers_pings_flips_and_wins_a_jack_against_a_slower_hand(
     live: LiveServer,
 ) -> None:
     code = await make_room(
-        live, seats=2, deck=JACK_FIRST, referee="fair", timing={"jack_timeout_ms": 2000.0}
+        live, seats=2, deck=JACK_FIRST, referee="fair", timing={"jack_timeout_ms": 10000.0}
     )
     target = parse_target(code, live.url)
     seat = await join_room(target, "Anna")
@@ -252,7 +252,7 @@ async def test_say_it_the_call_key_sends_the_call_and_the_slap_carries_it(
     live: LiveServer,
 ) -> None:
     code = await make_room(
-        live, seats=2, preset="say-it", deck=JACK_FIRST, timing={"jack_timeout_ms": 2000.0}
+        live, seats=2, preset="say-it", deck=JACK_FIRST, timing={"jack_timeout_ms": 10000.0}
     )
     target = parse_target(code, live.url)
     seat = await join_room(target, "Anna")
@@ -339,7 +339,7 @@ async def wait_app(
 
 async def test_the_app_slaps_with_its_key_and_shows_the_reaction(live: LiveServer) -> None:
     code = await make_room(
-        live, seats=2, deck=JACK_FIRST, referee="fair", timing={"jack_timeout_ms": 2000.0}
+        live, seats=2, deck=JACK_FIRST, referee="fair", timing={"jack_timeout_ms": 10000.0}
     )
     app = OnlineApp(parse_target(f"{live.url}/r/{code}"), name="Anna", lang="en", tick_s=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
