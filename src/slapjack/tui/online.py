@@ -29,6 +29,7 @@ import math
 import os
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -45,6 +46,7 @@ DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
 RETRY_FIRST_S: Final = 0.3
 RETRY_MAX_S: Final = 5.0
 MAX_FRAME_CHARS: Final = 1 << 22
+SENT_KEPT: Final = 200
 
 _CODE: Final = re.compile(r"^[A-Za-z0-9]{1,32}$")
 _INVITE: Final = re.compile(r"/r/([A-Za-z0-9]+)/?$")
@@ -512,8 +514,8 @@ class OnlineClient:
         self.reconnect = reconnect
         self.open_timeout = open_timeout
         self.pongs = 0
-        self.sent: list[dict[str, Any]] = []
-        """Every action frame sent (not pongs), newest last (tests read it)."""
+        self.sent: deque[dict[str, Any]] = deque(maxlen=SENT_KEPT)
+        """The latest action frames sent (not pongs), newest last (tests read it)."""
         self._ws: Any = None
         self._queue: asyncio.Queue[str] | None = None
         self._closing = False
@@ -543,7 +545,6 @@ class OnlineClient:
                     max_size=MAX_FRAME_CHARS,
                     compression=None,
                 ) as ws:
-                    self._attempt = 0
                     await self._serve(ws)
                     code = ws.close_code
                     reason = ws.close_reason or ""
@@ -632,6 +633,7 @@ class OnlineClient:
             return
         try:
             if kind == "welcome":
+                self._attempt = 0  # the room took us: the next drop starts the back-off anew
                 self.handler.on_welcome(msg)
             elif kind == "update":
                 self.handler.on_update(msg)
