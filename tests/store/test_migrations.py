@@ -79,3 +79,19 @@ def test_migration_versions_have_no_holes() -> None:
     assert [s.name for s in SQLITE] == [s.name for s in POSTGRES]
     with pytest.raises(RuntimeError):
         check_migrations((SQLITE[1],))
+
+
+async def test_many_processes_opening_a_new_sqlite_file_together(tmp_path: Any) -> None:
+    """Switching a new file to WAL answers "database is locked" at once to the
+    others (no busy handler); every open still succeeds and migrates once."""
+    from slapjack.store.sqlite import SqliteStore
+
+    for attempt in range(30):
+        path = tmp_path / f"new{attempt}" / "store.sqlite3"
+        stores = await asyncio.gather(*(SqliteStore.open(path) for _ in range(6)))
+        try:
+            for store in stores:
+                assert await store.schema_version() == len(SQLITE)
+        finally:
+            for store in stores:
+                await store.close()

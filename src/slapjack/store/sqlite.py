@@ -111,7 +111,7 @@ class SqliteStore(SqlStore):
         store = cls(db, where)
         try:
             await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await db.execute("PRAGMA journal_mode = WAL")
+            await _wal_mode(db)
             await db.execute(f"PRAGMA synchronous = {sync}")
             await db.execute("PRAGMA foreign_keys = ON")
             if where != ":memory:":
@@ -359,3 +359,22 @@ def _write_batch_in_thread(
             conn.execute("ROLLBACK")
         raise
     return plan.outcomes, began, time.perf_counter()
+
+
+async def _wal_mode(db: aiosqlite.Connection) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while another connection holds
+    the file: switching the journal mode takes an exclusive lock and answers
+    "database is locked" at once, without SQLite's busy handler (several
+    processes opening a new file together); give up after the busy timeout."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + BUSY_TIMEOUT_MS / 1000.0
+    pause = 0.002
+    while True:
+        try:
+            await db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or loop.time() + pause > deadline:
+                raise
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.1)
