@@ -564,3 +564,19 @@ def test_the_command_starts_the_online_app_or_says_what_is_wrong(
         assert bad.exit_code == 2, (args, bad.output)
         assert message in bad.output, (args, bad.output)
     assert not started
+
+
+async def test_a_frame_while_the_screen_closes_does_not_end_the_app(live: LiveServer) -> None:
+    """The network worker redraws on every frame; once the table's widgets are
+    gone (the app is closing), a redraw must do nothing, not raise."""
+    code = await make_room(live, seats=2, referee="fair")
+    app = OnlineApp(parse_target(f"{live.url}/r/{code}"), name="Anna", lang="en", tick_s=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_app(pilot, lambda: "Waiting for players" in screen_text(app), what="the lobby")
+        screen = app.screen
+        for selector in ("#lobby", "#main", "#seats"):
+            for widget in screen.query(selector):
+                await widget.remove()
+        screen._shape = -1  # type: ignore[attr-defined]  # force the seats relayout path
+        screen._on_change(app.game)  # type: ignore[attr-defined]
+        await pilot.pause(0.05)

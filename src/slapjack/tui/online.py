@@ -649,7 +649,10 @@ class OnlineClient:
         except Exception as exc:
             # a frame this client cannot make sense of must not end the game
             log.debug("frame %.200r: %r", text, exc, exc_info=True)
-            self.handler.on_bad_frame(f"{kind}: {type(exc).__name__}")
+            try:
+                self.handler.on_bad_frame(f"{kind}: {type(exc).__name__}")
+            except Exception:  # the screen is gone (the app is closing): nothing to show
+                log.debug("cannot show a bad frame", exc_info=True)
 
     def _frame(self, kind: str, **values: Any) -> str:
         return json.dumps({"v": PROTOCOL_VERSION, "type": kind, **values})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -20,9 +20,6 @@ from ..remote import Notice, RemoteGame
 from ..render import clock_text, game_title, key_label, status_text
 from ..widgets import CentrePanel, LogPanel, ResultPanel, SeatsPanel, StateWidget, TitleBar
 from .dialogs import ConfirmQuit, RulesScreen
-
-if TYPE_CHECKING:
-    from textual.widget import Widget
 
 
 def notice_text(notice: Notice, lang: str) -> Text:
@@ -191,13 +188,16 @@ class OnlineScreen(Screen[None]):
         if shape != self._shape:
             # the seats panel is as high as its rows: lay it out again
             self._shape = shape
-            self.query_one("#seats").refresh(layout=True)
+            for seats in self.query("#seats"):  # none while the app closes
+                seats.refresh(layout=True)
 
     def _show_lobby(self, lobby: bool) -> None:
         parts: list[tuple[str, bool]] = [("#lobby", lobby), ("#main", not lobby)]
         for selector, shown in parts:
-            widget: Widget = self.query_one(selector)
-            widget.display = shown
+            # query, not query_one: a frame can arrive while the app is closing
+            # and its widgets are gone; that must not end the network worker
+            for widget in self.query(selector):
+                widget.display = shown
 
     def watch_state(self, state: TableState | None) -> None:
         if state is not None and not state.shown:
