@@ -186,6 +186,10 @@ class SeatTiming:
     kernel: deque[float] = field(default_factory=lambda: deque(maxlen=_KERNEL_HISTORY))
     """The kernel's recent smoothed round trips (SRTT) for this connection."""
 
+    def kernel_rtt(self) -> float | None:
+        """The mean of :attr:`kernel` (about the connection's mean round trip)."""
+        return sum(self.kernel) / len(self.kernel) if self.kernel else None
+
 
 class FairReferee:
     """The fair referee; implements ``slapjack.server.referee.Referee``."""
@@ -449,8 +453,8 @@ class FairReferee:
         tol = cfg.suspect_tol_ms + transport.rttvar_ms + cfg.app_delay_ms / 2.0
         if low is not None and min(recent) - low > tol:
             return True
-        kernel = sum(state.kernel) / len(state.kernel) if state.kernel else transport.srtt_ms
-        error = 2.0 * 1.25 * (1.25 * transport.rttvar_ms) / math.sqrt(prof.samples)
+        kernel = state.kernel_rtt() or transport.srtt_ms
+        error = _median_error(transport.rttvar_ms, prof.samples)
         return prof.rtt_median - kernel > cfg.suspect_tol_ms + cfg.app_delay_ms + error
 
     def _shifted(self, state: SeatTiming) -> str | None:
@@ -480,8 +484,8 @@ class FairReferee:
         # sampling error of that median (the RTT's sd is about 1.25 RTTVAR) and
         # for what the kernel does not see: both applications and the display.
         ordered = sorted(slaps)
-        error = 2.0 * 1.25 * (1.25 * transport.rttvar_ms) / math.sqrt(len(ordered))
-        excess = quantile(ordered, 0.5) - sum(state.kernel) / len(state.kernel)
+        error = _median_error(transport.rttvar_ms, len(ordered))
+        excess = quantile(ordered, 0.5) - (state.kernel_rtt() or transport.srtt_ms)
         tol = cfg.shift_tol_ms + cfg.display_ms + cfg.app_delay_ms + error
         return "kernel" if excess > tol * scale else None
 
@@ -558,6 +562,13 @@ def rank_shift(slaps: Sequence[float], pings: Sequence[float]) -> tuple[float, f
         return z, 0.0
     diffs = sorted(w - p for w in slaps for p in pings)
     return z, quantile(diffs, 0.5)
+
+
+def _median_error(rttvar_ms: float, n: int) -> float:
+    """Two standard errors of the median of ``n`` round trips whose spread the
+    kernel puts at ``rttvar_ms`` (the sd is about 1.25 RTTVAR, and the median's
+    error about 1.25 sd / √n)."""
+    return 2.0 * 1.25 * (1.25 * rttvar_ms) / math.sqrt(n)
 
 
 def _stamped(shown_at: float | None, input_at: float | None) -> float | None:
