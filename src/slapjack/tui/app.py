@@ -18,13 +18,8 @@ from .screens.start import StartScreen
 from .screens.table import TableScreen
 
 
-class SlapjackApp(App[None]):
-    """Slapjack and Irish Snap in the terminal.
-
-    ``config`` pre-fills the start screen (or, with ``skip_setup``, starts at
-    once). Tests pass a :class:`~slapjack.tui.clock.ManualClock` as ``clock``
-    and their own ``bot_factory``; ``tick_s`` is how often countdowns redraw.
-    """
+class BaseApp(App[None]):
+    """What the local and the online terminal game share: style, title, Ctrl+Q."""
 
     CSS_PATH = "slapjack.tcss"
     TITLE = "Slapjack"
@@ -32,6 +27,15 @@ class SlapjackApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True)
     ]
     ENABLE_COMMAND_PALETTE = False
+
+
+class SlapjackApp(BaseApp):
+    """Slapjack and Irish Snap in the terminal.
+
+    ``config`` pre-fills the start screen (or, with ``skip_setup``, starts at
+    once). Tests pass a :class:`~slapjack.tui.clock.ManualClock` as ``clock``
+    and their own ``bot_factory``; ``tick_s`` is how often countdowns redraw.
+    """
 
     def __init__(
         self,

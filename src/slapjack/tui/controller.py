@@ -74,7 +74,7 @@ class Note:
 
 LogItem = Event | Note
 
-_RESULTS: Final = (
+RESULT_EVENTS: Final = (
     RaceWon,
     RaceTied,
     PileSplit,
@@ -549,7 +549,7 @@ class GameController:
         for event in events:
             self._log.append(event)
             self._count(event)
-            if isinstance(event, _RESULTS):
+            if isinstance(event, RESULT_EVENTS):
                 results.append(event)
             reactions = tuple(getattr(event, "reactions", ())) or reactions
         if results:
@@ -592,7 +592,7 @@ class GameController:
                     self._log.append(event)
                     self._count(event)
                 if events:
-                    self._banner = tuple(e for e in events if isinstance(e, _RESULTS))
+                    self._banner = tuple(e for e in events if isinstance(e, RESULT_EVENTS))
             if game.over:
                 self._turn_deadline = None
                 self.stop()

@@ -147,14 +147,15 @@ def _http_error(response: Any, target: Target) -> OnlineError:
     return OnlineError(message, code=code)
 
 
-async def join_room(target: Target, name: str, *, timeout: float = 10.0) -> Seat:
-    """Take a free seat in the room as ``name`` (the server may add a number)."""
+async def _api(target: Target, method: str, path: str, *, timeout: float, body: Any = None) -> Any:
+    """One call to the room's HTTP API (``/api/rooms/{code}{path}``): its JSON
+    answer, or an :class:`OnlineError` that says what went wrong."""
     import httpx
 
-    url = f"{target.server}/api/rooms/{quote(target.code)}/join"
+    url = f"{target.server}/api/rooms/{quote(target.code)}{path}"
     try:
         async with httpx.AsyncClient(timeout=timeout) as http:
-            response = await http.post(url, json={"name": name})
+            response = await http.request(method, url, json=body)
     except httpx.HTTPError as exc:
         raise OnlineError(
             f"cannot reach {target.server}: {exc}", code="unreachable", detail=str(exc)
@@ -162,28 +163,18 @@ async def join_room(target: Target, name: str, *, timeout: float = 10.0) -> Seat
     if response.status_code != 200:
         raise _http_error(response, target)
     try:
-        data = response.json()
+        return response.json()
+    except ValueError:
+        raise OnlineError("the server's answer is not JSON", code="bad_answer") from None
+
+
+async def join_room(target: Target, name: str, *, timeout: float = 10.0) -> Seat:
+    """Take a free seat in the room as ``name`` (the server may add a number)."""
+    data = await _api(target, "POST", "/join", timeout=timeout, body={"name": name})
+    try:
         return Seat(str(data["code"]), int(data["seat"]), str(data["token"]), str(data["name"]))
     except (ValueError, KeyError, TypeError):
         raise OnlineError("the server's answer to join is not a seat", code="bad_answer") from None
-
-
-async def room_info(target: Target, *, timeout: float = 10.0) -> dict[str, Any]:
-    """``GET /api/rooms/{code}``: the room's ``RoomInfo``."""
-    import httpx
-
-    url = f"{target.server}/api/rooms/{quote(target.code)}"
-    try:
-        async with httpx.AsyncClient(timeout=timeout) as http:
-            response = await http.get(url)
-    except httpx.HTTPError as exc:
-        raise OnlineError(
-            f"cannot reach {target.server}: {exc}", code="unreachable", detail=str(exc)
-        ) from None
-    if response.status_code != 200:
-        raise _http_error(response, target)
-    data: dict[str, Any] = response.json()
-    return data
 
 
 # ------------------------------------------------------------ saved seats

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from textual.app import App
-from textual.binding import Binding, BindingType
-
+from .app import BaseApp
 from .config import DEFAULT_KEYS
 from .i18n import TEXTS, detect_lang, tr
 from .online import (
@@ -22,17 +18,10 @@ from .remote import Notice, RemoteGame
 from .screens.online import OnlineScreen
 
 
-class OnlineApp(App[None]):
+class OnlineApp(BaseApp):
     """Join a room (``name``: take a free seat through the HTTP API, or the seat
     ``seats`` saved for this room and name; ``token``: back into a seat
     already taken; neither: watch) and play it over the room's WebSocket."""
-
-    CSS_PATH = "slapjack.tcss"
-    TITLE = "Slapjack"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True)
-    ]
-    ENABLE_COMMAND_PALETTE = False
 
     def __init__(
         self,

@@ -23,39 +23,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from slapjack.core import Event, Rules, SlapjackError, View
-from slapjack.core.events import (
-    Eliminated,
-    Finished,
-    Forfeit,
-    GameOver,
-    NoSlap,
-    PickedUp,
-    PileReturned,
-    PileSplit,
-    RaceTied,
-    RaceWon,
-    TimeIsUp,
-    WrongSlap,
-)
+from slapjack.core.events import RaceTied
 
 from .config import BOT_LEVELS, DEFAULT_KEYS, SeatSpec
-from .controller import LOG_SIZE, LogItem, Note, SeatStats, TableState
+from .controller import LOG_SIZE, RESULT_EVENTS, LogItem, Note, SeatStats, TableState
 from .online import FrameError, event_from_dict, monotonic_ms, view_from_dict
-
-_RESULTS: Final = (
-    RaceWon,
-    RaceTied,
-    PileSplit,
-    Forfeit,
-    NoSlap,
-    PickedUp,
-    PileReturned,
-    WrongSlap,
-    Eliminated,
-    Finished,
-    TimeIsUp,
-    GameOver,
-)
 
 KNOWN_ERRORS: Final = frozenset(
     {
@@ -418,7 +390,7 @@ class RemoteGame:
         reactions: tuple[tuple[int, float | None], ...] = ()
         for event in events:
             self._log.append(event)
-            if isinstance(event, _RESULTS):
+            if isinstance(event, RESULT_EVENTS):
                 results.append(event)
             reactions = tuple(getattr(event, "reactions", ())) or reactions
         if results:
