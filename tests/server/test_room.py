@@ -35,6 +35,13 @@ def has_event(kind: str) -> Any:
     return lambda f: f["type"] == "update" and any(e["type"] == kind for e in f["events"])
 
 
+async def jack_race_open(a: Client, b: Client) -> None:
+    """A (seat 0) flips the Jack of ``jack_first()``; B sees the race open."""
+    await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+    await a.act("flip", flip_id=0)
+    await b.wait(lambda c: c.view is not None and c.view["race_open"])
+
+
 async def close_all(clients: list[Client]) -> None:
     for c in clients:
         await c.close()
@@ -44,9 +51,7 @@ async def test_the_smaller_reaction_wins_not_the_first_arrival(live: LiveServer)
     code = await make_room(live, seats=2, deck=jack_first(), referee="trusting")
     a, b = await seated(live, code, ["A", "B"])
     try:
-        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
-        await a.act("flip", flip_id=0)
-        await b.wait(lambda c: c.view is not None and c.view["race_open"])
+        await jack_race_open(a, b)
         await a.act("slap", flip_id=1, reaction_ms=320.0)  # arrives first, slower hand
         await asyncio.sleep(0.05)
         await b.act("slap", flip_id=1, reaction_ms=250.0)
@@ -62,9 +67,7 @@ async def test_an_exact_tie_opens_a_reslap_round(live: LiveServer) -> None:
     code = await make_room(live, seats=2, deck=jack_first(), referee="trusting")
     a, b = await seated(live, code, ["A", "B"])
     try:
-        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
-        await a.act("flip", flip_id=0)
-        await b.wait(lambda c: c.view is not None and c.view["race_open"])
+        await jack_race_open(a, b)
         await a.act("slap", flip_id=1, reaction_ms=300.0)
         await b.act("slap", flip_id=1, reaction_ms=300.0)
         tied = await a.wait_frame(has_event("race_tied"))
@@ -256,9 +259,7 @@ async def test_the_anticipation_floor_is_the_servers_setting(
         code = await make_room(live, seats=2, deck=jack_first(), referee=None)
         a, b = await seated(live, code, ["A", "B"])
         try:
-            await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
-            await a.act("flip", flip_id=0)
-            await b.wait(lambda c: c.view is not None and c.view["race_open"])
+            await jack_race_open(a, b)
             await a.act("slap", flip_id=1, reaction_ms=120.0)
             await b.act("slap", flip_id=1, reaction_ms=300.0)
             won = await a.wait_frame(has_event("race_won"))
