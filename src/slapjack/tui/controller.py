@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -88,6 +88,23 @@ RESULT_EVENTS: Final = (
     TimeIsUp,
     GameOver,
 )
+
+
+def log_events(
+    log: list[LogItem], events: Sequence[Event]
+) -> tuple[tuple[LogItem, ...], tuple[tuple[int, float | None], ...]]:
+    """Append ``events`` to ``log`` (keeping its last :data:`LOG_SIZE` items);
+    the race results among them and the last reaction times they carry."""
+    results: list[LogItem] = []
+    reactions: tuple[tuple[int, float | None], ...] = ()
+    for event in events:
+        log.append(event)
+        if isinstance(event, RESULT_EVENTS):
+            results.append(event)
+        reactions = tuple(getattr(event, "reactions", ())) or reactions
+    if len(log) > LOG_SIZE:
+        del log[: len(log) - LOG_SIZE]
+    return tuple(results), reactions
 
 
 @dataclass(frozen=True, slots=True)
@@ -544,21 +561,14 @@ class GameController:
         return events
 
     def _absorb(self, events: list[Event]) -> None:
-        results: list[LogItem] = []
-        reactions: tuple[tuple[int, float | None], ...] = ()
         for event in events:
-            self._log.append(event)
             self._count(event)
-            if isinstance(event, RESULT_EVENTS):
-                results.append(event)
-            reactions = tuple(getattr(event, "reactions", ())) or reactions
+        results, reactions = log_events(self._log, events)
         if results:
-            self._banner = tuple(results)
+            self._banner = results
             self._reactions = reactions
             if not isinstance(results[0], RaceTied):
                 self._hold_until = self.now_ms() + self.timing.pause_ms
-        if len(self._log) > LOG_SIZE:
-            del self._log[: len(self._log) - LOG_SIZE]
         self._advance()
 
     def _count(self, event: Event) -> None:

@@ -26,7 +26,7 @@ from slapjack.core import Event, Rules, SlapjackError, View
 from slapjack.core.events import RaceTied
 
 from .config import BOT_LEVELS, DEFAULT_KEYS, SeatSpec
-from .controller import LOG_SIZE, RESULT_EVENTS, LogItem, Note, SeatStats, TableState
+from .controller import LogItem, Note, SeatStats, TableState, log_events
 from .online import FrameError, event_from_dict, monotonic_ms, view_from_dict
 
 KNOWN_ERRORS: Final = frozenset(
@@ -386,20 +386,12 @@ class RemoteGame:
             self.notice = None
 
     def _absorb(self, events: list[Event]) -> None:
-        results: list[LogItem] = []
-        reactions: tuple[tuple[int, float | None], ...] = ()
-        for event in events:
-            self._log.append(event)
-            if isinstance(event, RESULT_EVENTS):
-                results.append(event)
-            reactions = tuple(getattr(event, "reactions", ())) or reactions
+        results, reactions = log_events(self._log, events)
         if results:
-            self._banner = tuple(results)
+            self._banner = results
             self._reactions = reactions
             if self.notice is not None and self.notice.key == "online.you_slapped":
                 self.notice = None
-        if len(self._log) > LOG_SIZE:
-            del self._log[: len(self._log) - LOG_SIZE]
 
     def _timers(self, room: Mapping[str, Any], received: float) -> None:
         """Server deadlines (its clock) as client-clock deadlines: the time
