@@ -3,7 +3,8 @@
 Each message leg takes ``base + Exp(jitter)`` ms. A client answers pings at once
 (or after ``pong_delay()`` for a cheat) and reacts to a card after ``reaction``
 ms, claiming ``reaction - forge``. A card shows ``display`` ms (at most) after it
-arrived, as in a browser that stamps the frame that paints it.
+arrived, as in a browser that stamps the frame that paints it. The route back
+may differ (``up``), and the client's clock may run fast (``drift_ppm``).
 """
 
 from __future__ import annotations
@@ -25,9 +26,25 @@ class Link:
     pong_delay: Callable[[], float] = field(default=lambda: 0.0)
     display: float = 0.0
     """A card is painted up to this long after it arrived (uniform): a display frame."""
+    painted_share: float = 1.0
+    """How much of the forgery the client puts into a later "painted" stamp (the
+    rest into an earlier "input" stamp)."""
+    up: tuple[float, float] | None = None
+    """``(base, jitter)`` of the route back, when it differs from the way out."""
+    drift_ppm: float = 0.0
 
     def leg(self) -> float:
         return self.base + (self.rng.expovariate(1.0 / self.jitter) if self.jitter else 0.0)
+
+    def leg_back(self) -> float:
+        if self.up is None:
+            return self.leg()
+        base, jitter = self.up
+        return base + (self.rng.expovariate(1.0 / jitter) if jitter else 0.0)
+
+    def clock(self, t: float) -> float:
+        """The client's clock reading at server time ``t``."""
+        return t + self.clock_offset + t * self.drift_ppm * 1e-6
 
 
 @dataclass
@@ -47,18 +64,18 @@ class Table:
                 self.referee.on_ping_sent(seat, self.ping_id, sent)
                 arrive = sent + link.leg()
                 answer = arrive + link.pong_delay()
-                recv = answer + link.leg()
-                self.referee.on_pong(seat, self.ping_id, answer + link.clock_offset, recv)
+                recv = answer + link.leg_back()
+                self.referee.on_pong(seat, self.ping_id, link.clock(answer), recv)
             self.now += 50.0
 
     def transport(self, seat: int, samples: int = 200) -> None:
         """Feed the kernel-style smoothed RTT (RFC 6298) of the seat's true network."""
         link = self.links[seat]
-        srtt = link.leg() + link.leg()
+        srtt = link.leg() + link.leg_back()
         var = srtt / 2
         low = srtt
         for _ in range(samples):
-            r = link.leg() + link.leg()
+            r = link.leg() + link.leg_back()
             low = min(low, r)
             var = 0.75 * var + 0.25 * abs(srtt - r)
             srtt = 0.875 * srtt + 0.125 * r
@@ -75,10 +92,10 @@ class Table:
             r = reactions[seat]
             claimed = r - link.forge
             input_at = shown + r
-            arrival = input_at + link.leg()
-            # the client's stamps: the forger moves its "painted" stamp later
-            c_input = input_at + link.clock_offset
-            c_shown = c_input - claimed
+            arrival = input_at + link.leg_back()
+            # the client's stamps: a forger moves "painted" later, "input" earlier
+            c_shown = link.clock(shown) + link.forge * link.painted_share
+            c_input = c_shown + claimed
             arrivals.append((arrival, seat, claimed, c_shown, c_input))
         out = {}
         for arrival, seat, claimed, c_shown, c_input in sorted(arrivals):

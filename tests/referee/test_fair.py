@@ -131,7 +131,9 @@ def test_forger_detected_within_a_few_dozen_races_and_held(forge: float) -> None
         if held_at is None and table.referee.seat(2).held:
             held_at = i
     assert held_at is not None and held_at <= 30
+    assert table.referee.report(2)["first_held"] == held_at + 1  # one slap a race
     assert not any(table.referee.seat(s).held for s in (0, 1, 3))
+    assert table.referee.report(0)["first_held"] is None
     # once held, the forger gains next to nothing on average
     assert statistics.fmean(gains[40:]) < 5.0
     assert max(gains) <= forge + 0.5  # never more than it forged (1 ms rounding)
@@ -373,3 +375,76 @@ def test_honest_players_with_a_display_frame_of_delay_are_not_held() -> None:
         for seat in range(4):
             play(table, 25, rng, seat)
         assert not any(table.referee.seat(s).held for s in range(4)), profile
+
+
+def races_to_hold(table: Any, seat: int, races: int, rng: random.Random) -> int | None:
+    """Play up to ``races`` races; the index of the first one after which ``seat`` is held."""
+    for i in range(races):
+        if i % 4 == 0:
+            table.sync(1)
+        table.race(reactions(rng, 4))
+        if table.referee.seat(seat).held:
+            return i
+    return None
+
+
+def forged_stamp_holds(painted_share: float, seeds: range) -> tuple[list[int], set[str | None]]:
+    """How soon a 30 ms forger on the 4G seat of ``MIXED`` is held, per seed."""
+    found, reasons = [], set()
+    for seed in seeds:
+        table = make_table(MIXED, seed=seed)
+        table.links[3].forge = 30.0
+        table.links[3].painted_share = painted_share
+        for s in range(4):
+            table.transport(s)
+        table.sync(32)
+        held = races_to_hold(table, 3, 60, random.Random(seed))
+        found.append(60 if held is None else held)
+        reasons.add(table.referee.seat(3).reason)
+    return found, reasons
+
+
+@pytest.mark.parametrize("painted_share", [1.0, 0.0], ids=["later-painted", "earlier-input"])
+def test_a_forged_stamp_shows_on_its_leg(
+    painted_share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 4G phone's legs vary by Exp(30) ms each; 30 ms forged into one stamp
+    stands out of that one leg sooner than out of the whole round trip."""
+    with_legs, reasons = forged_stamp_holds(painted_share, range(12))
+    monkeypatch.setattr(FairReferee, "_legs_shifted", lambda self, state, scale: False)
+    round_trip_only, _ = forged_stamp_holds(painted_share, range(12))
+    assert "leg" in reasons
+    assert statistics.median(with_legs) <= 16
+    assert statistics.median(with_legs) + 5 <= statistics.median(round_trip_only)
+
+
+def test_legs_follow_an_asymmetric_route_and_a_drifting_clock() -> None:
+    """The offset's error (a route slower one way) and a client clock running
+    100 ppm fast move pings and slaps alike: no honest seat is held."""
+    for seed in range(6):
+        table = make_table(MIXED, seed=seed)
+        table.links[3].up = (60.0, 45.0)
+        table.links[2].up = (20.0, 5.0)
+        for link in table.links.values():
+            link.drift_ppm = 100.0
+        for s in range(4):
+            table.transport(s)
+        table.sync(32)
+        rng = random.Random(seed)
+        for _ in range(150):
+            if rng.random() < 0.25:
+                table.sync(1)
+            table.race(reactions(rng, 4))
+            assert not any(table.referee.seat(s).held for s in range(4)), seed
+        assert len(table.referee.seat(3).legs) == table.referee.config.shift_window
+
+
+def test_slaps_without_stamps_have_no_legs() -> None:
+    ref = FairReferee()
+    for ping in range(12):
+        ref.on_ping_sent(0, ping, ping * 100.0)
+        ref.on_pong(0, ping, 5_000.0 + ping * 100.0 + 20.0, ping * 100.0 + 40.0)
+    assert len(ref.seat(0).ping_legs) == 12 - ref.seat(0).sync.best + 1
+    ref.on_card_sent(0, 1, 2_000.0)
+    ref.judge(0, 1, 250.0, None, None, 2_300.0)
+    assert not ref.seat(0).legs and ref.seat(0).wires

@@ -39,7 +39,14 @@ from typing import Final
 
 from slapjack.core.timing import ANTICIPATION_FLOOR_MS, FALSE_START_OFFSET_MS
 
-from .clocksync import ClockSync, ClockSyncError, NetworkProfile, Transport, quantile
+from .clocksync import (
+    DEFAULT_WINDOW,
+    ClockSync,
+    ClockSyncError,
+    NetworkProfile,
+    Transport,
+    quantile,
+)
 
 __all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
 
@@ -94,9 +101,10 @@ class FairConfig:
     """Fewest slaps before the shift test speaks."""
     shift_z: float = 3.0
     """How sure the shift test must be (a one-sided rank-sum z score) ..."""
-    shift_tol_ms: float = 20.0
+    shift_tol_ms: float = 15.0
     """... that the seat's slaps take this much longer than its pings (the
-    estimated shift; an honest browser's paint delay is part of it)."""
+    estimated shift), beyond an honest display's typical wait for its frame
+    (half of ``display_ms``, added to the pings)."""
     app_delay_ms: float = 17.0
     """What the applications at both ends (a busy server loop, a busy browser)
     may add to a typical ping, which the kernel's round trip does not see."""
@@ -175,16 +183,25 @@ class SeatTiming:
     """Implied wire times (elapsed − claimed) of recent slaps."""
     held: bool = False
     reason: str | None = None
-    """Which test holds the seat: stamps, pongs, cusum, shift, kernel or tail."""
+    """Which test holds the seat: stamps, pongs, cusum, shift, leg, kernel or tail."""
     strikes: int = 0
     evidence: float = 0.0
     """One-sided CUSUM of implied wire times above the seat's fast round trips."""
     """Slaps whose stamps contradict the clock offset (arrived before input)."""
     slaps: int = 0
+    first_held: int | None = None
+    """How many of the seat's slaps had been judged when it was first held."""
     raised: int = 0
     false_starts: int = 0
     kernel: deque[float] = field(default_factory=lambda: deque(maxlen=_KERNEL_HISTORY))
     """The kernel's recent smoothed round trips (SRTT) for this connection."""
+    legs: deque[tuple[float, float]] = field(default_factory=deque)
+    """One-way times (card out, slap back) of recent stamped slaps, through the
+    clock offset of the moment: see :meth:`FairReferee._legs_shifted`."""
+    ping_legs: deque[tuple[float, float]] = field(
+        default_factory=lambda: deque(maxlen=DEFAULT_WINDOW)
+    )
+    """The same for the pings (ping out, pong back)."""
 
     def kernel_rtt(self) -> float | None:
         """The mean of :attr:`kernel` (about the connection's mean round trip)."""
@@ -209,7 +226,9 @@ class FairReferee:
     def seat(self, seat: int) -> SeatTiming:
         state = self.seats.get(seat)
         if state is None:
-            state = SeatTiming(ClockSync(), wires=deque(maxlen=self._keep))
+            state = SeatTiming(
+                ClockSync(), wires=deque(maxlen=self._keep), legs=deque(maxlen=self._keep)
+            )
             self.seats[seat] = state
         return state
 
@@ -219,10 +238,21 @@ class FairReferee:
         self.seat(seat).sync.ping_sent(ping_id, now_ms)
 
     def on_pong(self, seat: int, ping_id: int, client_time_ms: float, now_ms: float) -> None:
+        state = self.seat(seat)
         try:
-            self.seat(seat).sync.pong(ping_id, client_time_ms, now_ms)
+            sample = state.sync.pong(ping_id, client_time_ms, now_ms)
         except ClockSyncError:
-            self.seat(seat).sync.dropped += 1
+            state.sync.dropped += 1
+            return
+        prof = state.sync.profile()
+        # (the legs need an offset from a few of the fastest exchanges)
+        if sample is not None and prof is not None and prof.samples >= state.sync.best:
+            state.ping_legs.append(
+                (
+                    sample.client_ms - prof.offset - sample.sent_ms,
+                    sample.recv_ms - sample.client_ms + prof.offset,
+                )
+            )
 
     def on_transport_rtt(
         self,
@@ -258,10 +288,12 @@ class FairReferee:
         fresh = SeatTiming(
             ClockSync(),
             wires=deque(maxlen=self._keep),
+            legs=deque(maxlen=self._keep),
             held=old.held,
             reason=old.reason,
             strikes=old.strikes,
             evidence=old.evidence,
+            first_held=old.first_held,
         )
         fresh.sent = old.sent
         self.seats[seat] = fresh
@@ -347,6 +379,8 @@ class FairReferee:
         raised = bounded > claimed
         false_start = claimed < cfg.floor_ms
         state.slaps += 1
+        if state.held and state.first_held is None:
+            state.first_held = state.slaps
         state.raised += raised
         state.false_starts += false_start
         res = cfg.resolution_ms
@@ -384,6 +418,7 @@ class FairReferee:
             down = (shown_at - prof.offset) - sent
             if up < -slop or down < -slop:
                 state.strikes += 1
+            state.legs.append((down, up))
         state.reason = self._suspect(state, prof)
         state.held = state.reason is not None
 
@@ -471,9 +506,14 @@ class FairReferee:
         if len(slaps) < cfg.shift_min:
             return None
         scale = 0.5 if state.held else 1.0  # once held, released only well below
-        z, shift = rank_shift(slaps, state.sync.rtts(), min_z=cfg.shift_z * scale)
+        frame = cfg.display_ms / 2.0  # an honest display's typical wait for a frame
+        z, shift = rank_shift(
+            slaps, [rtt + frame for rtt in state.sync.rtts()], min_z=cfg.shift_z * scale
+        )
         if z > cfg.shift_z * scale and shift > cfg.shift_tol_ms * scale:
             return "shift"
+        if self._legs_shifted(state, scale):
+            return "leg"
         transport = state.sync.transport
         if transport is None or not state.kernel:
             return None
@@ -488,6 +528,37 @@ class FairReferee:
         excess = quantile(ordered, 0.5) - (state.kernel_rtt() or transport.srtt_ms)
         tol = cfg.shift_tol_ms + cfg.display_ms + cfg.app_delay_ms + error
         return "kernel" if excess > tol * scale else None
+
+    def _legs_shifted(self, state: SeatTiming, scale: float) -> bool:
+        """The shift test on each one-way leg: do the stamped slaps' cards take
+        longer to be painted, or their slaps longer to arrive after input, than
+        the pings take in the same direction?
+
+        A client's forgery moves one of its stamps (a later "painted", an earlier
+        "input"), so it lands whole on one leg, whose jitter is only part of the
+        round trip's: the same shift stands out of fewer slaps. Each ping's and
+        each slap's legs go through the clock offset of its moment, so an error
+        in the offset (an asymmetric route) moves pings and slaps alike, and a
+        slowly drifting client clock is followed. A forger that splits its
+        forgery between the stamps is left to the round-trip test, which sees
+        the sum.
+        """
+        cfg = self.config
+        legs = list(state.legs)[-cfg.shift_window :]
+        if len(legs) < cfg.shift_min or len(state.ping_legs) < cfg.shift_min:
+            return False
+        frame = cfg.display_ms / 2.0
+        ping_legs = (
+            sorted(down + frame for down, _ in state.ping_legs),
+            sorted(up for _, up in state.ping_legs),
+        )
+        min_z = cfg.shift_z * scale
+        for i, ping_leg in enumerate(ping_legs):
+            slap_leg = [leg[i] for leg in legs]
+            z, shift = rank_shift(slap_leg, ping_leg, min_z=min_z)
+            if z > min_z and shift > cfg.shift_tol_ms * scale:
+                return True
+        return False
 
     # ------------------------------------------------------------- the window
 
@@ -540,6 +611,7 @@ class FairReferee:
             "held": state.held,
             "reason": state.reason,
             "slaps": state.slaps,
+            "first_held": state.first_held,
             "raised": state.raised,
             "false_starts": state.false_starts,
         }
