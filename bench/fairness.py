@@ -75,6 +75,7 @@ import websockets
 
 from slapjack.bots import PROFILES
 from slapjack.server import create_app
+from slapjack.server.fair import FairReferee
 
 
 def _load_tunnet() -> ModuleType:
@@ -207,6 +208,10 @@ class Run:
     net: Any = None
     """A started ``tunnet.TunNet``: the delays are made below TCP, not by ``Link``."""
     races: dict[tuple[str, int, int], Race] = field(default_factory=dict)
+    holds: list[tuple[int, int | None, int, str | None]] = field(default_factory=list)
+    """Per room with a cheat (fair referees): its seat, after how many of its
+    slaps the referee first held it (``None``: never), its slaps, and why it
+    holds it at the end (``None``: it does not)."""
     finished: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -494,11 +499,23 @@ async def play_room(
         if run.referee == "fair+tcp" and run.net is None:
             feeder = asyncio.create_task(feed_transport(app, code, clients, run))
         await run.stop.wait()
+        if cheat_seat is not None:
+            note_hold(app, code, cheat_seat, run)
     finally:
         if feeder is not None:
             feeder.cancel()
         for client in clients:
             await client.close()
+
+
+def note_hold(app: Any, code: str, seat: int, run: Run) -> None:
+    """When the room's fair referee first held the cheat, and why it holds it now."""
+    room = app.state.lobby.get(code)
+    referee = getattr(room, "referee", None)
+    if not isinstance(referee, FairReferee):
+        return
+    state = referee.seat(seat)
+    run.holds.append((seat, state.first_held, state.slaps, state.reason))
 
 
 async def feed_transport(app: Any, code: str, clients: Sequence[SeatClient], run: Run) -> None:
@@ -577,8 +594,34 @@ def summarize(run: Run) -> dict[str, Any]:
     }
     if run.cheat is not None:
         out["cheat_win"] = cheat_wins / n if n else math.nan
+        out["cheat_by_seat"] = cheat_by_seat(run, races)
         out["adv_mean"] = statistics.fmean(advantages) if advantages else math.nan
         out["adv_p99"] = pct(advantages, 0.99)
+    return out
+
+
+def cheat_by_seat(run: Run, races: Sequence[Race]) -> list[dict[str, Any]]:
+    """Per seat the cheat played: its races, its share of wins, and (fair
+    referees) after how many of its slaps it was first held, the median over
+    its rooms (a room where it never was counts all its slaps)."""
+    out = []
+    for seat in range(run.seats):
+        mine = [r for r in races if r.cheat_seat == seat]
+        holds = [(first, slaps) for s, first, slaps, _ in run.holds if s == seat]
+        out.append(
+            {
+                "seat": seat,
+                "races": len(mine),
+                "win": sum(r.winner == seat for r in mine) / len(mine) if mine else math.nan,
+                "held_after": statistics.median(
+                    slaps if first is None else first for first, slaps in holds
+                )
+                if holds
+                else None,
+                "never_held": sum(first is None for first, _ in holds),
+                "reasons": sorted({why for s, _, _, why in run.holds if s == seat and why}),
+            }
+        )
     return out
 
 
@@ -804,6 +847,8 @@ async def bench(args: argparse.Namespace, net: Any = None) -> list[dict[str, Any
                 result["loop_lag_p99"] = pct(lag, 0.99)
                 results.append(result)
                 print(format_row(result), flush=True)
+                if result.get("cheat_by_seat"):
+                    print(cheat_line(result), flush=True)
                 if net is not None:
                     print(forwarder_line(result), flush=True)
     monitor.cancel()
@@ -829,6 +874,20 @@ def format_row(r: dict[str, Any]) -> str:
         f"{ms(r['latency_p50']):>7} {ms(r['latency_p99']):>7} "
         f"{pc(r.get('cheat_win', math.nan)):>9} {ms(r.get('adv_mean')):>8} {ms(r.get('adv_p99')):>8}"
     )
+
+
+def cheat_line(r: dict[str, Any]) -> str:
+    parts = []
+    for c in r["cheat_by_seat"]:
+        held = c["held_after"]
+        part = f"seat {c['seat']} {100 * c['win']:.1f}% of {c['races']}" if c["races"] else ""
+        if part and held is not None:
+            part += f", held after {held:.0f} slaps"
+            if c["never_held"]:
+                part += f" (never in {c['never_held']} rooms)"
+        if part:
+            parts.append(part)
+    return "  (cheat by seat: " + "; ".join(parts) + ")"
 
 
 def markdown(results: Sequence[dict[str, Any]]) -> str:

@@ -81,4 +81,7 @@ async def test_small_benchmark_home() -> None:
     assert a["races"] >= 300 and b["races"] >= 300
     assert a["correct_20"] > 0.97, a  # the truly fastest wins (true gap >= 20 ms)
     assert b["cheat_win"] < 0.45, b  # a fair share is 25 %
+    by_seat = [c for c in b["cheat_by_seat"] if c["races"]]
+    assert len(by_seat) == 4 and not any(c["never_held"] for c in by_seat), b
+    assert max(c["held_after"] for c in by_seat) <= 15, b  # held within a few races
     assert b["adv_mean"] < 30.0, b  # of the 100 ms it forges

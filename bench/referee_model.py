@@ -1,0 +1,191 @@
+"""The fair referee in a model network: fast figures for tuning its tests.
+
+    .venv/bin/python bench/referee_model.py [--scenarios home,mixed] [--forge 30]
+        [--display 0,17,33] [--rooms 64] [--races 62] [--no-tcp]
+
+No server and no sockets: the referee (``slapjack.server.fair``) is fed the
+synthetic network of its unit tests (``tests/referee/netsim.py``: every leg
+``base + Exp(jitter)`` ms, the scenarios of issue 5), with explicit time, so a
+run of thousands of races takes seconds and is exactly reproducible. It is a
+model: no event loop, no TCP, no WebSocket frames; ``bench/fairness.py``
+measures the real thing. Use this one to compare versions of the referee's
+tests against each other, then confirm with ``bench/fairness.py``.
+
+Per room: 8 quick pings, then ``--races`` races, a ping before every race or
+every other one (as the server's two-second pings between Jacks), and the
+kernel's smoothed RTT (RFC 6298 over six round trips before each race, 6 ms of
+delayed ACKs on top) unless ``--no-tcp``. True reactions come from the bots'
+``casual`` model, the same for all four seats. ``--display D`` paints every
+card up to D ms (uniform) after it arrived, as a browser at 1000/D Hz; the
+forger (``--forge``, one seat per room, rotating) takes its forgery off by
+stamping "painted" later.
+
+Printed per scenario and display: honest races won by the truly fastest at a
+true gap of at least 20 ms; the share of honest slaps judged while their seat
+was held, per seat; the forger's share of wins (fair: 25 %) per seat it played
+and how many races passed before it was first held (median).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/ above it
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # fairness.py beside it
+
+from tests.referee.netsim import Link, Table
+
+from fairness import SCENARIOS  # the real benchmark's scenarios
+from slapjack.bots import PROFILES
+from slapjack.server.fair import FairReferee
+
+DELAYED_ACK_MS = 6.0
+
+
+class Race(NamedTuple):
+    winner: int
+    fastest: int
+    gap: float
+    """True reaction of the second fastest minus the fastest's."""
+    held: dict[int, bool]
+
+
+@dataclass
+class KernelTable(Table):
+    """A table whose seats also get the kernel's running RTT estimate."""
+
+    kernel: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+
+    def feed_kernel(self, seat: int, samples: int = 6) -> None:
+        link = self.links[seat]
+        state = self.kernel.get(seat)
+        for _ in range(samples):
+            rtt = link.leg() + link.leg_back()
+            if state is None:
+                state = (rtt + DELAYED_ACK_MS, (rtt + DELAYED_ACK_MS) / 2, rtt)
+                continue
+            srtt, var, low = state
+            sample = rtt + DELAYED_ACK_MS
+            var = 0.75 * var + 0.25 * abs(srtt - sample)
+            state = (0.875 * srtt + 0.125 * sample, var, min(low, rtt))
+        assert state is not None
+        self.kernel[seat] = state
+        self.referee.on_transport_rtt(seat, *state, now_ms=self.now)
+
+
+def play_room(
+    profile: Sequence[tuple[float, float]],
+    forger: int | None,
+    forge: float,
+    races: int,
+    seed: int,
+    tcp: bool,
+    display: float,
+) -> list[Race]:
+    """One room's races."""
+    rng = random.Random(seed)
+    links = {
+        seat: Link(
+            base,
+            jitter,
+            random.Random(rng.random()),
+            clock_offset=rng.uniform(-1e6, 1e6),
+            display=display,
+        )
+        for seat, (base, jitter) in enumerate(profile)
+    }
+    if forger is not None:
+        links[forger].forge = forge
+    table = KernelTable(FairReferee(), links)
+    human = PROFILES["casual"].reaction
+    table.sync(8)
+    out = []
+    for race in range(races):
+        if tcp:
+            for seat in links:
+                table.feed_kernel(seat)
+        table.sync(1 if race % 2 else 2)
+        true = {seat: human.draw(rng) for seat in links}
+        judged = table.race(true)
+        winner = min(judged, key=lambda s: judged[s].bounded)
+        order = sorted(true, key=true.__getitem__)
+        gap = true[order[1]] - true[order[0]]
+        out.append(Race(winner, order[0], gap, {s: judged[s].held for s in judged}))
+    return out
+
+
+def report(scenario: str, forge: float, rooms: int, races: int, tcp: bool, display: float) -> None:
+    bases, jitters = SCENARIOS[scenario]
+    profile = list(zip(bases, jitters, strict=True))
+    right = counted = 0
+    held = [0] * len(profile)
+    slaps = 0
+    for room in range(rooms):
+        for race in play_room(profile, None, 0.0, races, 1000 + room, tcp, display):
+            slaps += 1
+            for seat, was in race.held.items():
+                held[seat] += was
+            if race.gap >= 20:
+                counted += 1
+                right += race.winner == race.fastest
+    shares = ", ".join(f"{100 * h / slaps:.1f}" for h in held)
+    print(
+        f"{scenario:6} display {display:4.1f} ms  honest: fastest wins {100 * right / counted:.2f} % "
+        f"of {counted} (gap >= 20 ms); slaps judged while held, per seat: {shares} %"
+    )
+    if not forge:
+        return
+    wins: dict[int, list[float]] = {}
+    first: dict[int, list[int]] = {}
+    total = 0
+    for room in range(rooms):
+        seat = room % len(profile)
+        played = play_room(profile, seat, forge, races, 5000 + room, tcp, display)
+        won = sum(r.winner == seat for r in played)
+        total += won
+        wins.setdefault(seat, []).append(won / len(played))
+        when = next((i for i, r in enumerate(played) if r.held[seat]), races)
+        first.setdefault(seat, []).append(when)
+    print(
+        f"{'':6} forger −{forge:.0f} ms wins {100 * total / (rooms * races):.1f} % in all; per seat:"
+    )
+    for seat in sorted(wins):
+        base, jitter = profile[seat]
+        print(
+            f"{'':8} seat {seat} ({base:.0f} + Exp({jitter:.0f}) ms): wins "
+            f"{100 * statistics.fmean(wins[seat]):.1f} %, held after a median of "
+            f"{statistics.median(first[seat]):.1f} races"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", type=lambda s: s.split(","), default=["home", "mixed"])
+    parser.add_argument(
+        "--forge", type=float, default=30.0, help="ms the forger takes off; 0: none"
+    )
+    parser.add_argument("--display", type=lambda s: [float(x) for x in s.split(",")], default=[0.0])
+    parser.add_argument("--rooms", type=int, default=64)
+    parser.add_argument("--races", type=int, default=62, help="races per room")
+    parser.add_argument("--no-tcp", action="store_true", help="no kernel RTT estimate")
+    args = parser.parse_args(argv)
+    bad = [s for s in args.scenarios if s not in SCENARIOS]
+    if bad:
+        parser.error(f"unknown scenario {bad[0]!r}; choose from {', '.join(SCENARIOS)}")
+    if not 1 <= args.rooms <= 10_000 or not 1 <= args.races <= 10_000 or args.forge < 0:
+        parser.error("--rooms and --races must be 1..10000, --forge >= 0")
+    for scenario in args.scenarios:
+        for display in args.display:
+            report(scenario, args.forge, args.rooms, args.races, not args.no_tcp, display)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
