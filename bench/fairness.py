@@ -887,7 +887,20 @@ def cheat_line(r: dict[str, Any]) -> str:
                 part += f" (never in {c['never_held']} rooms)"
         if part:
             parts.append(part)
-    return "  (cheat by seat: " + "; ".join(parts) + ")"
+    low, high = wilson(r["cheat_win"], r["races"])
+    return (
+        f"  (cheat wins {100 * r['cheat_win']:.1f}%, 95% interval {100 * low:.1f}–{100 * high:.1f}%;"
+        " by seat: " + "; ".join(parts) + ")"
+    )
+
+
+def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share of ``n`` races (95 % by default)."""
+    if n <= 0 or math.isnan(share):
+        return math.nan, math.nan
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def markdown(results: Sequence[dict[str, Any]]) -> str:

@@ -85,3 +85,23 @@ async def test_small_benchmark_home() -> None:
     assert len(by_seat) == 4 and not any(c["never_held"] for c in by_seat), b
     assert max(c["held_after"] for c in by_seat) <= 15, b  # held within a few races
     assert b["adv_mean"] < 30.0, b  # of the 100 ms it forges
+
+
+def test_the_cheat_line_gives_an_interval_and_each_seat() -> None:
+    low, high = fairness.wilson(0.25, 1000)
+    assert 0.22 < low < 0.225 and 0.275 < high < 0.28  # ± 2.7 points at 1,000 races
+    assert fairness.wilson(0.0, 10)[0] == 0.0 and fairness.wilson(1.0, 10)[1] == 1.0
+    row = {
+        "cheat_win": 0.25,
+        "races": 1000,
+        "cheat_by_seat": [
+            {"seat": 0, "races": 500, "win": 0.3, "held_after": 7, "never_held": 0},
+            {"seat": 1, "races": 500, "win": 0.2, "held_after": 26, "never_held": 2},
+            {"seat": 2, "races": 0, "win": float("nan"), "held_after": None, "never_held": 0},
+        ],
+    }
+    line = fairness.cheat_line(row)
+    assert "cheat wins 25.0%, 95% interval 22.4–27.8%" in line
+    assert "seat 0 30.0% of 500, held after 7 slaps; " in line
+    assert "seat 1 20.0% of 500, held after 26 slaps (never in 2 rooms))" in line
+    assert "seat 2" not in line

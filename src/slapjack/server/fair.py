@@ -507,10 +507,7 @@ class FairReferee:
             return None
         scale = 0.5 if state.held else 1.0  # once held, released only well below
         frame = cfg.display_ms / 2.0  # an honest display's typical wait for a frame
-        z, shift = rank_shift(
-            slaps, [rtt + frame for rtt in state.sync.rtts()], min_z=cfg.shift_z * scale
-        )
-        if z > cfg.shift_z * scale and shift > cfg.shift_tol_ms * scale:
+        if self._shift_found(slaps, [rtt + frame for rtt in state.sync.rtts()], scale):
             return "shift"
         if self._legs_shifted(state, scale):
             return "leg"
@@ -552,13 +549,18 @@ class FairReferee:
             sorted(down + frame for down, _ in state.ping_legs),
             sorted(up for _, up in state.ping_legs),
         )
+        return any(
+            self._shift_found([leg[i] for leg in legs], ping_leg, scale)
+            for i, ping_leg in enumerate(ping_legs)
+        )
+
+    def _shift_found(self, slaps: list[float], pings: list[float], scale: float) -> bool:
+        """The rank-sum test and the size of the shift, both past their thresholds
+        (``scale`` 0.5: a held seat is released only well below them)."""
+        cfg = self.config
         min_z = cfg.shift_z * scale
-        for i, ping_leg in enumerate(ping_legs):
-            slap_leg = [leg[i] for leg in legs]
-            z, shift = rank_shift(slap_leg, ping_leg, min_z=min_z)
-            if z > min_z and shift > cfg.shift_tol_ms * scale:
-                return True
-        return False
+        z, shift = rank_shift(slaps, pings, min_z=min_z)
+        return z > min_z and shift > cfg.shift_tol_ms * scale
 
     # ------------------------------------------------------------- the window
 
