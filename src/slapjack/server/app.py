@@ -61,7 +61,11 @@ PAGES = {
 PING_FIRST_S = 0.25
 PING_FIRST_COUNT = 8
 """Clock-sync pings sent quickly after hello (the fair referee needs a few samples)."""
-PING_EVERY_S = 2.0
+PING_EVERY_S = 1.0
+"""Then one a second: the referee's shift tests compare a seat's slaps with its
+pings, and a phone's jitter needs many pings for a small forgery to show
+(measured in docs/benchmarks.md: a ping every 2 s let a 30 ms forger on a 4G
+seat keep its gain twice as long). A ping is a few dozen bytes each way."""
 TEST_HOOKS_ENV = "SLAPJACK_TEST_HOOKS"
 
 
