@@ -39,14 +39,7 @@ from typing import Final
 
 from slapjack.core.timing import ANTICIPATION_FLOOR_MS, FALSE_START_OFFSET_MS
 
-from .clocksync import (
-    DEFAULT_WINDOW,
-    ClockSync,
-    ClockSyncError,
-    NetworkProfile,
-    Transport,
-    quantile,
-)
+from .clocksync import ClockSync, ClockSyncError, NetworkProfile, Transport, quantile
 
 __all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
 
@@ -198,9 +191,7 @@ class SeatTiming:
     legs: deque[tuple[float, float]] = field(default_factory=deque)
     """One-way times (card out, slap back) of recent stamped slaps, through the
     clock offset of the moment: see :meth:`FairReferee._legs_shifted`."""
-    ping_legs: deque[tuple[float, float]] = field(
-        default_factory=lambda: deque(maxlen=DEFAULT_WINDOW)
-    )
+    ping_legs: deque[tuple[float, float]] = field(default_factory=deque)
     """The same for the pings (ping out, pong back)."""
 
     def kernel_rtt(self) -> float | None:
@@ -226,11 +217,18 @@ class FairReferee:
     def seat(self, seat: int) -> SeatTiming:
         state = self.seats.get(seat)
         if state is None:
-            state = SeatTiming(
-                ClockSync(), wires=deque(maxlen=self._keep), legs=deque(maxlen=self._keep)
-            )
-            self.seats[seat] = state
+            state = self.seats[seat] = self._fresh()
         return state
+
+    def _fresh(self) -> SeatTiming:
+        """A seat on a new connection: nothing measured yet."""
+        sync = ClockSync()
+        return SeatTiming(
+            sync,
+            wires=deque(maxlen=self._keep),
+            legs=deque(maxlen=self._keep),
+            ping_legs=deque(maxlen=sync.window),
+        )
 
     # ---------------------------------------------------------------- input
 
@@ -248,9 +246,8 @@ class FairReferee:
         # (the legs need an offset from a few of the fastest exchanges)
         if sample is not None and prof is not None and prof.samples >= state.sync.best:
             state.ping_legs.append(
-                (
-                    sample.client_ms - prof.offset - sample.sent_ms,
-                    sample.recv_ms - sample.client_ms + prof.offset,
+                _one_way(
+                    sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, prof.offset
                 )
             )
 
@@ -285,16 +282,9 @@ class FairReferee:
         old = self.seats.get(seat)
         if old is None:
             return
-        fresh = SeatTiming(
-            ClockSync(),
-            wires=deque(maxlen=self._keep),
-            legs=deque(maxlen=self._keep),
-            held=old.held,
-            reason=old.reason,
-            strikes=old.strikes,
-            evidence=old.evidence,
-            first_held=old.first_held,
-        )
+        fresh = self._fresh()
+        fresh.held, fresh.reason, fresh.first_held = old.held, old.reason, old.first_held
+        fresh.strikes, fresh.evidence = old.strikes, old.evidence
         fresh.sent = old.sent
         self.seats[seat] = fresh
 
@@ -414,8 +404,7 @@ class FairReferee:
             # with the clock offset, the slap cannot arrive before it was input,
             # nor the card be painted before it was sent
             slop = prof.offset_error + 2.0
-            up = now_ms - (input_at - prof.offset)
-            down = (shown_at - prof.offset) - sent
+            down, up = _one_way(sent, shown_at, input_at, now_ms, prof.offset)
             if up < -slop or down < -slop:
                 state.strikes += 1
             state.legs.append((down, up))
@@ -646,6 +635,16 @@ def _median_error(rttvar_ms: float, n: int) -> float:
     kernel puts at ``rttvar_ms`` (the sd is about 1.25 RTTVAR, and the median's
     error about 1.25 sd / √n)."""
     return 2.0 * 1.25 * (1.25 * rttvar_ms) / math.sqrt(n)
+
+
+def _one_way(
+    sent: float, shown: float, answered: float, received: float, offset: float
+) -> tuple[float, float]:
+    """The two one-way legs of an exchange, in server milliseconds: from the
+    server's ``sent`` to the client's ``shown`` stamp, and from its ``answered``
+    stamp to the server's ``received`` (client stamps through ``offset``, client
+    clock minus server clock). A ping's two stamps are the same moment."""
+    return shown - offset - sent, received - (answered - offset)
 
 
 def _stamped(shown_at: float | None, input_at: float | None) -> float | None:
