@@ -879,14 +879,14 @@ def format_row(r: dict[str, Any]) -> str:
 def cheat_line(r: dict[str, Any]) -> str:
     parts = []
     for c in r["cheat_by_seat"]:
-        held = c["held_after"]
-        part = f"seat {c['seat']} {100 * c['win']:.1f}% of {c['races']}" if c["races"] else ""
-        if part and held is not None:
-            part += f", held after {held:.0f} slaps"
+        if not c["races"]:
+            continue
+        part = f"seat {c['seat']} {100 * c['win']:.1f}% of {c['races']}"
+        if c["held_after"] is not None:
+            part += f", held after {c['held_after']:.0f} slaps"
             if c["never_held"]:
                 part += f" (never in {c['never_held']} rooms)"
-        if part:
-            parts.append(part)
+        parts.append(part)
     low, high = wilson(r["cheat_win"], r["races"])
     return (
         f"  (cheat wins {100 * r['cheat_win']:.1f}%, 95% interval {100 * low:.1f}–{100 * high:.1f}%;"

@@ -33,7 +33,6 @@ import random
 import statistics
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,6 +46,8 @@ from slapjack.bots import PROFILES
 from slapjack.server.fair import FairReferee
 
 DELAYED_ACK_MS = 6.0
+KERNEL_SAMPLES = 6
+"""Round trips the kernel measures before each race."""
 
 
 class Race(NamedTuple):
@@ -55,29 +56,6 @@ class Race(NamedTuple):
     gap: float
     """True reaction of the second fastest minus the fastest's."""
     held: dict[int, bool]
-
-
-@dataclass
-class KernelTable(Table):
-    """A table whose seats also get the kernel's running RTT estimate."""
-
-    kernel: dict[int, tuple[float, float, float]] = field(default_factory=dict)
-
-    def feed_kernel(self, seat: int, samples: int = 6) -> None:
-        link = self.links[seat]
-        state = self.kernel.get(seat)
-        for _ in range(samples):
-            rtt = link.leg() + link.leg_back()
-            if state is None:
-                state = (rtt + DELAYED_ACK_MS, (rtt + DELAYED_ACK_MS) / 2, rtt)
-                continue
-            srtt, var, low = state
-            sample = rtt + DELAYED_ACK_MS
-            var = 0.75 * var + 0.25 * abs(srtt - sample)
-            state = (0.875 * srtt + 0.125 * sample, var, min(low, rtt))
-        assert state is not None
-        self.kernel[seat] = state
-        self.referee.on_transport_rtt(seat, *state, now_ms=self.now)
 
 
 def play_room(
@@ -103,14 +81,16 @@ def play_room(
     }
     if forger is not None:
         links[forger].forge = forge
-    table = KernelTable(FairReferee(), links)
+    table = Table(FairReferee(), links)
     human = PROFILES["casual"].reaction
     table.sync(8)
     out = []
     for race in range(races):
         if tcp:
             for seat in links:
-                table.feed_kernel(seat)
+                # (the first race's first round trip starts the estimate)
+                more = KERNEL_SAMPLES if seat in table.kernel else KERNEL_SAMPLES - 1
+                table.transport(seat, more, DELAYED_ACK_MS)
         table.sync(1 if race % 2 else 2)
         true = {seat: human.draw(rng) for seat in links}
         judged = table.race(true)

@@ -54,6 +54,8 @@ class Table:
     now: float = 1_000.0
     ping_id: int = 0
     flip_id: int = 0
+    kernel: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    """Per seat, the kernel's running estimate: SRTT, RTTVAR, minimum RTT."""
 
     def sync(self, rounds: int = 1) -> None:
         """Each seat answers ``rounds`` pings (with its legs and any pong delay)."""
@@ -68,18 +70,28 @@ class Table:
                 self.referee.on_pong(seat, self.ping_id, link.clock(answer), recv)
             self.now += 50.0
 
-    def transport(self, seat: int, samples: int = 200) -> None:
-        """Feed the kernel-style smoothed RTT (RFC 6298) of the seat's true network."""
+    def transport(self, seat: int, samples: int = 200, ack_delay: float = 0.0) -> None:
+        """Feed the kernel-style smoothed RTT (RFC 6298) of the seat's true
+        network after ``samples`` more round trips of it (each ``ack_delay`` ms
+        later for a delayed ACK; the minimum sees none): a running estimate,
+        which one round trip of its own starts."""
         link = self.links[seat]
-        srtt = link.leg() + link.leg_back()
-        var = srtt / 2
-        low = srtt
+
+        def round_trip() -> tuple[float, float]:
+            rtt = link.leg() + link.leg_back()
+            return rtt + ack_delay, rtt
+
+        state = self.kernel.get(seat)
+        if state is None:
+            sample, rtt = round_trip()
+            state = (sample, sample / 2, rtt)
         for _ in range(samples):
-            r = link.leg() + link.leg_back()
-            low = min(low, r)
-            var = 0.75 * var + 0.25 * abs(srtt - r)
-            srtt = 0.875 * srtt + 0.125 * r
-        self.referee.on_transport_rtt(seat, srtt, var, low, self.now)
+            sample, rtt = round_trip()
+            srtt, var, low = state
+            var = 0.75 * var + 0.25 * abs(srtt - sample)
+            state = (0.875 * srtt + 0.125 * sample, var, min(low, rtt))
+        self.kernel[seat] = state
+        self.referee.on_transport_rtt(seat, *state, now_ms=self.now)
 
     def race(self, reactions: dict[int, float]) -> dict[int, BoundDetail]:
         """Send a card to every seat, let each react, judge the slaps in arrival order."""
