@@ -45,6 +45,8 @@ __all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
 
 _SENT_HISTORY: Final = 8
 _KERNEL_HISTORY: Final = 16
+_MIN_SLOPE: Final = 1.0
+"""ms per unit of probability: the flattest quantile function the floor test assumes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,14 @@ class FairConfig:
     """... that the seat's slaps take this much longer than its pings (the
     estimated shift), beyond an honest display's typical wait for its frame
     (half of ``display_ms``, added to the pings)."""
+    floor_q: float = 0.1
+    """The floor test compares the ``floor_q`` quantile of a seat's slaps with
+    that of its pings (0: no floor test) ..."""
+    floor_min: int = 15
+    """... once it has this many slaps ..."""
+    floor_z: float = 3.5
+    """... and holds the seat when the shift's z score passes this and the
+    shift itself passes ``shift_tol_ms``."""
     app_delay_ms: float = 17.0
     """What the applications at both ends (a busy server loop, a busy browser)
     may add to a typical ping, which the kernel's round trip does not see."""
@@ -137,8 +147,12 @@ class FairConfig:
             raise ValueError("resolution_ms must be > 0")
         if self.slack_min_ms > self.slack_max_ms or self.window_min_ms > self.window_cap_ms:
             raise ValueError("a minimum is larger than its maximum")
-        if self.shift_z < 0 or not math.isfinite(self.shift_z) or self.shift_tol_ms < 0:
-            raise ValueError("shift_z and shift_tol_ms must be finite numbers >= 0")
+        for name in ("shift_z", "shift_tol_ms", "floor_z"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if not 0.0 <= self.floor_q <= 0.5 or self.floor_min < 2:
+            raise ValueError("need 0 <= floor_q <= 0.5 and floor_min >= 2")
         if not 2 <= self.shift_min <= self.shift_window:
             raise ValueError("need 2 <= shift_min <= shift_window")
         if self.reference_pings < 1 or self.exceed_window < 1:
@@ -548,8 +562,14 @@ class FairReferee:
         (``scale`` 0.5: a held seat is released only well below them)."""
         cfg = self.config
         min_z = cfg.shift_z * scale
+        tol = cfg.shift_tol_ms * scale
         z, shift = rank_shift(slaps, pings, min_z=min_z)
-        return z > min_z and shift > cfg.shift_tol_ms * scale
+        if z > min_z and shift > tol:
+            return True
+        if not cfg.floor_q or len(slaps) < cfg.floor_min:
+            return False
+        z, shift = floor_shift(slaps, pings, cfg.floor_q)
+        return z > cfg.floor_z * scale and shift > tol
 
     # ------------------------------------------------------------- the window
 
@@ -628,6 +648,30 @@ def rank_shift(
         return z, 0.0
     diffs = sorted(w - p for w in slaps for p in pings)
     return z, quantile(diffs, 0.5)
+
+
+def floor_shift(slaps: Sequence[float], pings: Sequence[float], q: float) -> tuple[float, float]:
+    """How much later the fastest of ``slaps`` come than the fastest of
+    ``pings`` (sorted): the shift of their ``q`` quantiles (ms) and its z score.
+
+    Network delay has a hard floor and a long tail. A forgery moves the whole
+    distribution, floor included; a slow moment only adds to the tail. Near
+    the floor the values are packed tight, so the same shift stands out of far
+    fewer races there than in the middle, where the tail's spread hides it.
+    The standard error of each sample's ``q`` quantile is ``√(q(1−q)/n)``
+    times the slope of its quantile function, read off its values between the
+    fastest and the ``2q`` quantile; the slaps' slope is at least the pings'
+    (they are fewer, and an honest display spreads them further).
+    """
+    n1, n2 = len(slaps), len(pings)
+    if n1 < 2 or n2 < 2 or not 0.0 < q <= 0.5:
+        return 0.0, 0.0
+    ordered = sorted(slaps)
+    shift = quantile(ordered, q) - quantile(pings, q)
+    slope_p = max((quantile(pings, 2 * q) - pings[0]) / (2 * q), _MIN_SLOPE)
+    slope_s = max((quantile(ordered, 2 * q) - ordered[0]) / (2 * q), slope_p)
+    error = math.sqrt(q * (1 - q) * (slope_s**2 / n1 + slope_p**2 / n2))
+    return shift / error, shift
 
 
 def _median_error(rttvar_ms: float, n: int) -> float:
