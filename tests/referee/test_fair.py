@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from typing import Any
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from slapjack.server.fair import FairConfig, FairReferee, rank_shift
+from slapjack.server.fair import FairConfig, FairReferee, floor_shift, rank_shift
 
 from .netsim import make_table
 
@@ -261,6 +262,11 @@ def test_reslap_cue_starts_a_new_race() -> None:
         {"slack_min_ms": 50.0, "slack_max_ms": 10.0},
         {"suspect_min": 0},
         {"window_cap_ms": float("nan")},
+        {"floor_q": 0.6},
+        {"floor_q": -0.1},
+        {"floor_min": 1},
+        {"floor_z": float("nan")},
+        {"shift_z": -1.0},
     ],
 )
 def test_bad_config_is_refused(kwargs: dict[str, float]) -> None:
@@ -328,6 +334,44 @@ def test_rank_shift_measures_how_much_longer_slaps_take() -> None:
     assert z > 3.0 and 15.0 < shift < 45.0
     assert rank_shift([w - 50.0 for w in same], pings)[1] == 0.0  # faster: no shift
     assert rank_shift([], pings) == (0.0, 0.0)
+
+
+def test_floor_shift_measures_how_much_later_the_fastest_come() -> None:
+    rng = random.Random(7)
+    pings = sorted(150.0 + rng.expovariate(1 / 30.0) for _ in range(64))
+    same = [150.0 + rng.expovariate(1 / 30.0) for _ in range(20)]
+    z_same, shift_same = floor_shift(same, pings, 0.1)
+    z, shift = floor_shift([w + 30.0 for w in same], pings, 0.1)
+    assert z_same < 2.0 and abs(shift_same) < 10.0
+    # the floor of 20 slaps is known to a few ms although each varies by 30
+    assert z > 5.0 and 20.0 < shift < 40.0
+    assert floor_shift([w - 30.0 for w in same], pings, 0.1)[0] < 0  # faster: no shift
+    assert floor_shift([], pings, 0.1) == (0.0, 0.0)
+    assert floor_shift(same, pings, 0.0) == (0.0, 0.0)
+    flat = floor_shift([200.0] * 20, [150.0] * 64, 0.1)  # no spread: the slope's floor
+    assert flat[1] == 50.0 and math.isfinite(flat[0]) and flat[0] > 100.0
+
+
+def test_the_floor_test_cuts_the_long_wait_for_a_forger_on_a_jittery_seat() -> None:
+    """The rank-sum test alone leaves some 4G forgers unheld for dozens of
+    races (their early slaps happen to be slow); their floor gives them away."""
+
+    def holds(config: FairConfig) -> list[int]:
+        found = []
+        for seed in range(16):
+            table = make_table(MIXED, seed=seed, referee=FairReferee(config))
+            table.links[3].forge = 30.0
+            for s in range(4):
+                table.transport(s)
+            table.sync(32)
+            held = races_to_hold(table, 3, 80, random.Random(seed))
+            found.append(80 if held is None else held)
+        return found
+
+    with_floor, without = holds(FairConfig()), holds(FairConfig(floor_q=0.0))
+    assert max(with_floor) <= 20 and sum(h > 15 for h in with_floor) <= 1
+    assert sum(h > 15 for h in without) >= 5
+    assert statistics.median(with_floor) <= statistics.median(without)
 
 
 def play(table: Any, races: int, rng: random.Random, seat: int, forge: float = 0.0) -> list[float]:
