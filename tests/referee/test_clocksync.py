@@ -163,3 +163,25 @@ def test_quantile_and_mad_edges() -> None:
         quantile([1.0], 1.5)
     with pytest.raises(ValueError):
         mad([])
+
+
+@given(
+    st.lists(
+        st.tuples(st.floats(0.0, 500.0), st.floats(0.0, 500.0), st.floats(-1e6, 1e6)),
+        min_size=1,
+        max_size=80,
+    )
+)
+def test_offset_alone_is_the_profiles_offset(legs: list[tuple[float, float, float]]) -> None:
+    """The cheap offset of every pong is the one the full profile computes
+    (same fastest samples, ties broken alike), and the cached sorted RTTs are
+    the window's."""
+    sync = ClockSync(window=64, best=8)
+    assert sync.offset() is None and sync.rtts() == []
+    for i, (down, up, skew) in enumerate(legs):
+        sent = 1_000.0 * i
+        sync.add(SyncSample(sent, sent + down + skew, sent + down + up))
+        alone = sync.offset()
+        prof = sync.profile()
+        assert prof is not None and alone == prof.offset
+        assert sync.rtts() == sorted(s.rtt for s in sync.samples)

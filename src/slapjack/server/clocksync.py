@@ -25,6 +25,7 @@ make it slower without delaying all its packets, its slaps included.
 
 from __future__ import annotations
 
+import heapq
 import math
 import struct
 from collections import deque
@@ -91,6 +92,10 @@ def quantile(sorted_values: Sequence[float], q: float) -> float:
     hi = min(lo + 1, len(sorted_values) - 1)
     frac = pos - lo
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
+
+
+def _rtt(sample: SyncSample) -> float:
+    return sample.rtt
 
 
 def mad(values: Iterable[float]) -> float:
@@ -181,6 +186,7 @@ class ClockSync:
         self.dropped = 0
         """Pongs ignored: unknown or repeated ids, or later than :data:`MAX_RTT_MS`."""
         self._profile: NetworkProfile | None = None
+        self._rtts: list[float] = []
 
     # ------------------------------------------------------------ input
 
@@ -235,8 +241,20 @@ class ClockSync:
     # ------------------------------------------------------------ output
 
     def rtts(self) -> list[float]:
-        """The window's round trips, sorted."""
-        return sorted(s.rtt for s in self.samples)
+        """The window's round trips, sorted (a cached list: do not change it)."""
+        prof = self.profile()
+        return self._rtts if prof is not None else []
+
+    def offset(self) -> float | None:
+        """The clock offset alone (``None`` before any sample): the median
+        offset of the fastest samples, as in :meth:`profile`, without the rest
+        of the profile (called for every pong)."""
+        if self._profile is not None:
+            return self._profile.offset
+        if not self.samples:
+            return None
+        best = heapq.nsmallest(self.best, self.samples, key=_rtt)
+        return quantile(sorted(s.offset for s in best), 0.5)
 
     def profile(self) -> NetworkProfile | None:
         """The connection's network profile, or ``None`` before any sample."""
@@ -244,8 +262,9 @@ class ClockSync:
             return self._profile
         if not self.samples:
             return None
-        rtts = self.rtts()
-        best = sorted(self.samples, key=lambda s: s.rtt)[: self.best]
+        ordered = sorted(self.samples, key=_rtt)
+        rtts = self._rtts = [s.rtt for s in ordered]
+        best = ordered[: self.best]
         offsets = sorted(s.offset for s in best)
         self._profile = NetworkProfile(
             samples=len(rtts),
@@ -255,7 +274,7 @@ class ClockSync:
             rtt_high=quantile(rtts, self.high_quantile),
             rtt_mad=mad(rtts),
             offset=quantile(offsets, 0.5),
-            offset_error=max(s.rtt for s in best) / 2.0,
+            offset_error=best[-1].rtt / 2.0,
             transport=self.transport,
         )
         return self._profile

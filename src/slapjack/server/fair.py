@@ -256,13 +256,14 @@ class FairReferee:
         except ClockSyncError:
             state.sync.dropped += 1
             return
-        prof = state.sync.profile()
-        # (the legs need an offset from a few of the fastest exchanges)
-        if sample is not None and prof is not None and prof.samples >= state.sync.best:
+        # (the legs need an offset from a few of the fastest exchanges; the
+        # offset alone: the rest of the profile waits until a slap needs it)
+        if sample is None or len(state.sync.samples) < state.sync.best:
+            return
+        offset = state.sync.offset()
+        if offset is not None:
             state.ping_legs.append(
-                _one_way(
-                    sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, prof.offset
-                )
+                _one_way(sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, offset)
             )
 
     def on_transport_rtt(
