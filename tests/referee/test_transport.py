@@ -68,7 +68,10 @@ def fake_ws(host: str, sock: socket.socket | None, headers: dict[str, str] | Non
         __self__ = owner
 
     return SimpleNamespace(
-        client=SimpleNamespace(host=host, port=5000), headers=headers or {}, _receive=Receive()
+        client=SimpleNamespace(host=host, port=5000),
+        headers=headers or {},
+        _receive=Receive(),
+        scope={},
     )
 
 
@@ -85,6 +88,22 @@ def test_tcp_rtt_skips_loopback_proxied_and_socketless_peers(tcp_pair: socket.so
     assert tcp_rtt(fake_ws("203.0.113.9", None)) is None
     assert tcp_rtt(fake_ws("not an address", tcp_pair)) is None
     assert tcp_rtt(SimpleNamespace(client=None, headers={})) is None  # type: ignore[arg-type]
+
+
+@linux_only
+def test_tcp_rtt_works_out_the_socket_once_per_connection(tcp_pair: socket.socket) -> None:
+    """A pong a second per player: the peer's address is parsed once, the
+    kernel read every time (its estimate changes, the connection does not)."""
+    ws = fake_ws("203.0.113.9", tcp_pair)
+    assert tcp_rtt(ws) is not None and ws.scope["slapjack.tcp_socket"] is tcp_pair
+    ws.client.host = "127.0.0.1"  # not looked at again
+    assert tcp_rtt(ws) is not None
+    local = fake_ws("127.0.0.1", tcp_pair)
+    assert tcp_rtt(local) is None and local.scope["slapjack.tcp_socket"] is None
+    local.client.host = "203.0.113.9"
+    assert tcp_rtt(local) is None
+    tcp_pair.close()  # the socket gone: no estimate, no error
+    assert tcp_rtt(ws) is None
 
 
 def test_referees_take_the_transport_estimate() -> None:

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from dataclasses import fields
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 import segno
 from fastapi import FastAPI, Query, Request, WebSocket
@@ -411,7 +411,29 @@ def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
     ``TCP_INFO``), for the fair referee: a client can hold back its pongs, not
     its TCP acknowledgements. ``None`` where it would not measure the client:
     a loopback or proxied peer (the TCP connection ends at the proxy), no socket
-    (tests over ASGI), or another OS."""
+    (tests over ASGI), or another OS. Called for every pong: which socket to
+    read (if any) is worked out once per connection and kept in its scope."""
+    scope = getattr(ws, "scope", None)
+    sock = scope.get(_TCP_SOCKET, _UNKNOWN) if isinstance(scope, dict) else _UNKNOWN
+    if sock is _UNKNOWN:
+        sock = _measurable_socket(ws)
+        if isinstance(scope, dict):
+            scope[_TCP_SOCKET] = sock
+    if sock is None:
+        return None
+    try:
+        return parse_tcp_info(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_SIZE))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+_TCP_SOCKET: Final = "slapjack.tcp_socket"
+_UNKNOWN: Final[Any] = object()
+
+
+def _measurable_socket(ws: WebSocket) -> Any:
+    """The client's TCP socket where ``TCP_INFO`` measures the client itself,
+    else ``None`` (see :func:`tcp_rtt`)."""
     client = ws.client
     if client is None or ws.headers.get("x-forwarded-for") or ws.headers.get("forwarded"):
         return None
@@ -421,11 +443,11 @@ def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
         owner = getattr(ws._receive, "__self__", None)  # uvicorn's protocol object
         transport = getattr(owner, "transport", None)
         sock = transport.get_extra_info("socket") if transport is not None else None
-        if sock is None or not hasattr(socket, "TCP_INFO"):
-            return None
-        return parse_tcp_info(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_SIZE))
-    except (OSError, ValueError, AttributeError):
+    except (ValueError, AttributeError):
         return None
+    if sock is None or not hasattr(socket, "TCP_INFO"):
+        return None
+    return sock
 
 
 async def serve_socket(room: Room, ws: WebSocket, *, transport_rtt: bool = True) -> None:

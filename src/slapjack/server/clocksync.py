@@ -30,7 +30,8 @@ import math
 import struct
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Final
 
 DEFAULT_WINDOW: Final = 64
@@ -94,8 +95,7 @@ def quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
 
 
-def _rtt(sample: SyncSample) -> float:
-    return sample.rtt
+_RTT: Final = attrgetter("rtt")
 
 
 def mad(values: Iterable[float]) -> float:
@@ -114,10 +114,11 @@ class SyncSample:
     sent_ms: float
     client_ms: float
     recv_ms: float
+    rtt: float = field(init=False, repr=False, compare=False)
+    """``recv_ms - sent_ms`` (kept: the window is sorted by it for every pong)."""
 
-    @property
-    def rtt(self) -> float:
-        return self.recv_ms - self.sent_ms
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rtt", self.recv_ms - self.sent_ms)
 
     @property
     def offset(self) -> float:
@@ -253,7 +254,7 @@ class ClockSync:
             return self._profile.offset
         if not self.samples:
             return None
-        best = heapq.nsmallest(self.best, self.samples, key=_rtt)
+        best = heapq.nsmallest(self.best, self.samples, key=_RTT)
         return quantile(sorted(s.offset for s in best), 0.5)
 
     def profile(self) -> NetworkProfile | None:
@@ -262,7 +263,7 @@ class ClockSync:
             return self._profile
         if not self.samples:
             return None
-        ordered = sorted(self.samples, key=_rtt)
+        ordered = sorted(self.samples, key=_RTT)
         rtts = self._rtts = [s.rtt for s in ordered]
         best = ordered[: self.best]
         offsets = sorted(s.offset for s in best)
