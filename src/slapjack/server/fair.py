@@ -653,7 +653,7 @@ def rank_shift(
 
 def floor_shift(slaps: Sequence[float], pings: Sequence[float], q: float) -> tuple[float, float]:
     """How much later the fastest of ``slaps`` come than the fastest of
-    ``pings`` (sorted): the shift of their ``q`` quantiles (ms) and its z score.
+    ``pings`` (sorted): a z score, and the shift of their ``q`` quantiles (ms).
 
     Network delay has a hard floor and a long tail. A forgery moves the whole
     distribution, floor included; a slow moment only adds to the tail. Near
