@@ -139,6 +139,9 @@ class FairConfig:
             "false_start_ms",
             "display_ms",
             "app_delay_ms",
+            "shift_z",
+            "shift_tol_ms",
+            "floor_z",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
@@ -147,10 +150,6 @@ class FairConfig:
             raise ValueError("resolution_ms must be > 0")
         if self.slack_min_ms > self.slack_max_ms or self.window_min_ms > self.window_cap_ms:
             raise ValueError("a minimum is larger than its maximum")
-        for name in ("shift_z", "shift_tol_ms", "floor_z"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         if not 0.0 <= self.floor_q <= 0.5 or self.floor_min < 2:
             raise ValueError("need 0 <= floor_q <= 0.5 and floor_min >= 2")
         if not 2 <= self.shift_min <= self.shift_window:
