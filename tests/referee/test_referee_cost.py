@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-COST = Path(__file__).resolve().parents[2] / "bench" / "referee_cost.py"
+from .harness import load_bench
 
 
-def load() -> object:
-    spec = importlib.util.spec_from_file_location("slapjack_bench_referee_cost", COST)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def load() -> ModuleType:
+    return load_bench("referee_cost")
 
 
 def test_it_prints_the_cost_of_a_pong_and_of_a_race(capsys: pytest.CaptureFixture[str]) -> None:
     bench = load()
-    assert bench.main(["--pongs", "400", "--races", "40"]) == 0  # type: ignore[attr-defined]
+    assert bench.main(["--pongs", "400", "--races", "40"]) == 0
     out = capsys.readouterr().out
     found = re.search(r"([\d.]+) µs a pong, (\d+) µs a race of 4 slaps", out)
     assert found is not None, out
@@ -36,7 +29,7 @@ def test_the_session_is_a_real_one() -> None:
     """The timed work is the referee's: a full clock-sync window, slaps judged
     with their stamps (legs recorded), nobody held on an honest network."""
     bench = load()
-    session = bench.Session(3)  # type: ignore[attr-defined]
+    session = bench.Session(3)
     for i in range(300):
         session.pong(i % 4)
     for _ in range(60):
@@ -51,6 +44,6 @@ def test_the_session_is_a_real_one() -> None:
 def test_bad_counts_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     bench = load()
     with pytest.raises(SystemExit) as exc:
-        bench.main(["--pongs", "0"])  # type: ignore[attr-defined]
+        bench.main(["--pongs", "0"])
     assert exc.value.code == 2
     assert "--pongs must be" in capsys.readouterr().err

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-MODEL = Path(__file__).resolve().parents[2] / "bench" / "referee_model.py"
+from .harness import load_bench
 
 
-def load() -> object:
-    spec = importlib.util.spec_from_file_location("slapjack_bench_referee_model", MODEL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def load() -> ModuleType:
+    return load_bench("referee_model")
 
 
 def test_the_model_prints_honest_accuracy_and_the_forger_per_seat(
@@ -26,7 +19,7 @@ def test_the_model_prints_honest_accuracy_and_the_forger_per_seat(
 ) -> None:
     model = load()
     args = ["--scenarios", "mixed", "--rooms", "8", "--races", "40", "--display", "0,17"]
-    assert model.main(args) == 0  # type: ignore[attr-defined]
+    assert model.main(args) == 0
     out = capsys.readouterr().out
     honest = [float(x) for x in re.findall(r"fastest wins ([\d.]+) %", out)]
     assert len(honest) == 2 and all(share > 95.0 for share in honest), out
@@ -54,7 +47,7 @@ def test_the_model_refuses_bad_arguments(
 ) -> None:
     model = load()
     with pytest.raises(SystemExit) as exc:
-        model.main(args)  # type: ignore[attr-defined]
+        model.main(args)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
 
@@ -66,10 +59,10 @@ def test_settings_reach_the_referee(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["--scenarios", "mixed", "--rooms", "8", "--races", "40"]
 
     def seat3(extra: list[str]) -> float:
-        assert model.main(base + extra) == 0  # type: ignore[attr-defined]
+        assert model.main(base + extra) == 0
         out = capsys.readouterr().out
         return float(re.findall(r"held after a median of ([\d.]+) races", out)[3])
 
-    config = model.fair_config(["floor_q=0", "shift_z=99", "use_stamps=false"])  # type: ignore[attr-defined]
+    config = model.fair_config(["floor_q=0", "shift_z=99", "use_stamps=false"])
     assert config.floor_q == 0.0 and config.shift_z == 99.0 and config.use_stamps is False
     assert seat3(["--set", "shift_z=99", "--set", "floor_z=99"]) > seat3([])
