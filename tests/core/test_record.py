@@ -15,14 +15,17 @@ from slapjack.core import (
     Record,
     RecordError,
     Rules,
+    Settle,
     Slap,
     Table,
     TimeUp,
     card_name,
     final_position,
+    parse_card,
     replay,
     shuffled_deck,
 )
+from slapjack.core.events import RaceTied, RaceWon
 
 from .driver import Stats, step
 from .util import names
@@ -95,9 +98,10 @@ def test_table_resumes_from_a_record() -> None:
     r = load(base())
     t = Table(r)
     assert t.game.race_open  # the race on Carla's Jack is still open
-    t.settle()
+    t.settle()  # recorded: the live table's decision
     t.apply(Flip(2, 5000))
-    assert len(t.record.actions) == 6
+    assert len(t.record.actions) == 7
+    assert t.record.actions[5] == Settle(final=True, t=4400)
     assert replay(t.record).game.snapshot() == t.game.snapshot()
     fresh = Table(load(base()), resume=False)
     assert fresh.game.flips == 0
@@ -201,7 +205,7 @@ INVALID: list[tuple[str, Any, int | None, str]] = [
         "two kinds",
         base(actions=[{"t": 0, "flip": "Anna", "time_up": True}]),
         0,
-        "exactly one of flip, slap, time_up",
+        "exactly one of flip, slap, settle, time_up",
     ),
     ("no kind", base(actions=[{"t": 0}]), 0, "exactly one of"),
     (
@@ -335,3 +339,111 @@ def test_time_up_in_a_record() -> None:
     assert pos["finished"] and pos["winners"] == ["Ben"]
     t = Table(load(data))
     assert t.game.over and isinstance(t.record.actions[-1], TimeUp)
+
+
+# ---------------------------------------------------------------- settle actions
+
+
+def _flips(*extra: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """The English worked example's three flips (Carla's J♠ on top), then ``extra``."""
+    flips = [{"t": 0, "flip": "Anna"}, {"t": 2400, "flip": "Ben"}, {"t": 4100, "flip": "Carla"}]
+    return base(actions=[*flips, *extra], **changes)
+
+
+def test_a_recorded_settle_buries_a_jack_nobody_slapped_in_time() -> None:
+    # Without the settle, Ben's slap would win the Jack (the window stays open);
+    # with it, the window closed at 6600 and the slap comes too late.
+    late = {"t": 7000, "slap": "Ben", "reaction_ms": 250}
+    open_race = replay(load(_flips(late)))
+    assert open_race.game.stacks[1][-1] == parse_card("JS")
+    settled = replay(load(_flips({"t": 6600, "settle": True}, late)))
+    assert settled.game.centre == [parse_card(c) for c in ("5C", "KD", "JS")]
+    assert [e["type"] for e in final_position(settled)["events"]][-1] == "no_slap"
+
+
+def test_settle_actions_round_trip_and_replay_to_the_live_table() -> None:
+    rules = Rules.from_options({"preset": "classic"})
+    deck = [parse_card(c) for c in base()["deck"]]
+    t = Table.new(rules, ["Anna", "Ben", "Carla"], deck=deck)
+    for seat, at in ((0, 0), (1, 2400), (2, 4100)):
+        t.apply(Flip(seat, at))
+    t.apply(Slap(0, 200.0, t=4400))
+    t.apply(Slap(1, 200.0, t=4400))
+    assert t.settle(final=False, t=6000)[0] == RaceTied((0, 1), 200.0)
+    t.apply(Slap(1, 150.0, t=6300))
+    t.apply(Slap(0, 170.0, t=6320))
+    assert isinstance(t.settle(final=True, t=7000)[0], RaceWon)
+    data = t.record.to_dict()
+    assert data["actions"][5] == {"t": 6000, "settle": True, "final": False}
+    assert data["actions"][8] == {"t": 7000, "settle": True}
+    again = Record.from_json(t.record.to_json())
+    assert again.actions == t.record.actions
+    assert replay(again).game.snapshot() == t.game.snapshot()
+
+
+def test_a_settle_that_changes_nothing_is_not_recorded() -> None:
+    t = Table.new(Rules(), names(2), seed=3)
+    assert t.settle() == []
+    t.apply(Flip(0, 10))
+    if not t.game.race_open:
+        assert t.settle(t=20) == []
+        assert t.record.actions == [Flip(0, 10)]
+        assert t.game.t == 10  # nothing settled: the time stays
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        ({"t": 1, "settle": 1}, "settle must be true"),
+        ({"t": 1, "settle": False}, "settle must be true"),
+        ({"t": 1, "settle": True, "final": "no"}, "final must be true or false"),
+        ({"t": 1, "settle": True, "seat": "Anna"}, "unknown field 'seat' in a settle action"),
+        ({"t": 1, "settle": True, "flip": "Anna"}, "exactly one of"),
+    ],
+)
+def test_bad_settle_actions(action: dict[str, Any], message: str) -> None:
+    with pytest.raises(RecordError, match=message) as info:
+        load(base(actions=[action]))
+    assert info.value.index == 0
+
+
+# An ignored slap's time counts: a later action may not go back before it.
+IGNORED_SLAPS = {
+    "on an empty centre": [{"t": 5000, "slap": "Anna", "reaction_ms": 200}],
+    "a repeat on the same card": [
+        {"t": 0, "flip": "Anna"},
+        {"t": 300, "slap": "Ben", "reaction_ms": 250},
+        {"t": 5000, "slap": "Ben", "reaction_ms": 250},
+    ],
+    "on a settled Jack": [
+        {"t": 0, "flip": "Anna"},
+        {"t": 2400, "flip": "Ben"},
+        {"t": 4100, "flip": "Carla"},
+        {"t": 4300, "settle": True},
+        {"t": 5000, "slap": "Ben", "reaction_ms": 250},
+    ],
+    "by a player outside the reslap round": [
+        {"t": 0, "flip": "Anna"},
+        {"t": 2400, "flip": "Ben"},
+        {"t": 4100, "flip": "Carla"},
+        {"t": 4400, "slap": "Anna", "reaction_ms": 200},
+        {"t": 4400, "slap": "Ben", "reaction_ms": 200},
+        {"t": 4500, "slap": "Carla", "reaction_ms": 300},
+        {"t": 4600, "settle": True, "final": False},
+        {"t": 5000, "slap": "Carla", "reaction_ms": 150},
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(IGNORED_SLAPS))
+@pytest.mark.parametrize(
+    "earlier", [{"t": 1000, "flip": "Anna"}, {"t": 1000, "time_up": True}], ids=["flip", "time_up"]
+)
+def test_time_cannot_go_back_after_an_ignored_slap(kind: str, earlier: dict[str, Any]) -> None:
+    actions = [*IGNORED_SLAPS[kind], earlier]
+    data = base(actions=actions, rules={"preset": "classic", "time_limit": 60})
+    replay(load(base(actions=actions[:-1], rules=data["rules"])))  # valid up to there
+    with pytest.raises(RecordError, match=r"time goes backwards \(1000 ms after 5000 ms\)") as info:
+        replay(load(data))
+    assert info.value.index == len(actions) - 1
+    assert info.value.code == "time_backwards"

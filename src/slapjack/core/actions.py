@@ -39,7 +39,11 @@ class TimeUp:
 
 @dataclass(frozen=True, slots=True)
 class Settle:
-    """Close the current slap window (the room's timer; implicit in records).
+    """Close the current slap window, or resolve a table nobody can flip on.
+
+    A live table decides when (its timers); the decision is recorded, so a
+    restart or a replay settles at exactly the same point. Records written
+    before settles were recorded settle implicitly (see docs/records.md).
 
     With ``final=False`` an exact tie under ``tie=reslap`` opens a new round for
     the tied players; with ``final=True`` an unresolved tie falls back to seat
@@ -47,6 +51,7 @@ class Settle:
     """
 
     final: bool = True
+    t: int = 0
 
 
 Action = Flip | Slap | TimeUp | Settle

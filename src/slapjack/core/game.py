@@ -235,7 +235,7 @@ class Game:
         if isinstance(action, Slap):
             return self.slap(action.seat, action.reaction_ms, action.call, action.t)
         if isinstance(action, Settle):
-            return self.settle(final=action.final)
+            return self.settle(final=action.final, t=action.t)
         if isinstance(action, TimeUp):
             return self.time_up(action.t)
         raise IllegalAction(f"not an action: {action!r}", code="bad_action")
@@ -416,14 +416,19 @@ class Game:
         if self.turn is not None and not self.stacks[self.turn]:
             self._set_turn_from(self.turn, events)
 
-    def settle(self, final: bool = True) -> list[Event]:
+    def settle(self, final: bool = True, t: int | None = None) -> list[Event]:
         """Close the slap window on the top card and, if nobody can flip, resolve that.
 
-        Records settle implicitly before every flip and ``time_up`` and at their
-        end; a live room settles when its slap window times out.
+        A live table settles when its window closes (at game time ``t``; the
+        time advances only if something was settled). Records without settle
+        actions settle implicitly before every flip and ``time_up`` and at their end.
         """
         if self.over:
             raise IllegalAction("the game is over", code="game_over")
+        if t is not None:
+            self._check_time(t)
+            if self.needs_settle:
+                self.t = t
         events: list[Event] = []
         if self.race_open:
             self.version += 1

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .actions import Flip, Slap, TimeUp
+from .actions import Flip, Settle, Slap, TimeUp
 from .cards import Card, card_name, parse_deck
 from .errors import RecordError, SlapjackError
 from .events import Event, event_to_dict
@@ -22,7 +22,7 @@ from .shuffle import shuffled_deck
 
 FORMAT: Final = "slapjack-record/1"
 MAX_ACTIONS: Final = 1_000_000
-RecordAction = Flip | Slap | TimeUp
+RecordAction = Flip | Slap | TimeUp | Settle
 
 _TOP_KEYS: Final = frozenset(
     {"format", "game", "rules", "players", "deck", "seed", "actions", "meta"}
@@ -151,17 +151,24 @@ def _check_seed(seed: Any) -> int:
     return seed
 
 
+_ACTION_KINDS: Final = ("flip", "slap", "settle", "time_up")
+_ACTION_EXTRAS: Final = {
+    "slap": frozenset({"reaction_ms", "call"}),
+    "settle": frozenset({"final"}),
+}
+
+
 def _parse_action(i: int, raw: Any, index: Mapping[str, int]) -> RecordAction:
     if not isinstance(raw, dict):
         raise RecordError("an action is an object", index=i)
     t = raw.get("t")
     if isinstance(t, bool) or not isinstance(t, int) or t < 0:
         raise RecordError(f"t must be whole milliseconds >= 0, got {t!r}", index=i, code="bad_time")
-    kinds = [k for k in ("flip", "slap", "time_up") if k in raw]
+    kinds = [k for k in _ACTION_KINDS if k in raw]
     if len(kinds) != 1:
-        raise RecordError("an action has exactly one of flip, slap, time_up", index=i)
+        raise RecordError("an action has exactly one of flip, slap, settle, time_up", index=i)
     kind = kinds[0]
-    allowed = {"t", kind} | ({"reaction_ms", "call"} if kind == "slap" else set())
+    allowed = {"t", kind} | _ACTION_EXTRAS.get(kind, frozenset())
     extra = sorted(set(raw) - allowed)
     if extra:
         raise RecordError(f"unknown field {extra[0]!r} in a {kind} action", index=i)
@@ -169,6 +176,13 @@ def _parse_action(i: int, raw: Any, index: Mapping[str, int]) -> RecordAction:
         if raw["time_up"] is not True:
             raise RecordError("time_up must be true", index=i)
         return TimeUp(t)
+    if kind == "settle":
+        if raw["settle"] is not True:
+            raise RecordError("settle must be true", index=i)
+        final = raw.get("final", True)
+        if not isinstance(final, bool):
+            raise RecordError("final must be true or false", index=i)
+        return Settle(final, t)
     name = raw[kind]
     if not isinstance(name, str) or name not in index:
         raise RecordError(f"unknown player {name!r}", index=i, code="unknown_player")
@@ -203,6 +217,10 @@ def action_to_dict(action: RecordAction, players: tuple[str, ...]) -> dict[str, 
         if action.call:
             out["call"] = True
         return out
+    if isinstance(action, Settle):
+        if action.final:
+            return {"t": action.t, "settle": True}
+        return {"t": action.t, "settle": True, "final": False}
     return {"t": action.t, "time_up": True}
 
 
@@ -214,35 +232,78 @@ class Replay:
     events: list[Event]
 
 
-def replay(record: Record, *, settle_at_end: bool = True, check: bool = False) -> Replay:
-    """Replay a record from the deal. Slap windows settle before each flip and
-    ``time_up`` and (with ``settle_at_end``) at the end. ``check`` verifies the
-    52-card invariant after every action. Raises :class:`RecordError` naming the
-    first bad action; the caller's objects are never half-changed."""
-    game = record.new_game()
-    events: list[Event] = []
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One step of a replay: an action and the events it gave.
+
+    ``index`` is the action's place in the record, or ``None`` for a slap
+    window the replay settled implicitly (a record without settle actions);
+    ``action`` is then the :class:`Settle` it applied.
+    """
+
+    index: int | None
+    action: RecordAction
+    events: list[Event]
+
+
+def replay_steps(
+    record: Record, game: Game | None = None, *, settle_at_end: bool = True
+) -> Iterator[ReplayStep]:
+    """Replay ``record`` on ``game`` (default: a fresh deal), one step at a time.
+
+    Recorded ``settle`` actions close slap windows where the live table closed
+    them; a window still open settles before each flip and ``time_up`` and (with
+    ``settle_at_end``) at the end, as records without settle actions need. A
+    tied player's repeated slap in such a record opens the reslap round. The
+    game is changed in place; inspect it between steps. Raises
+    :class:`RecordError` naming the first bad action.
+    """
+    game = record.new_game() if game is None else game
+    last_t = 0
     for i, action in enumerate(record.actions):
         try:
             if game.over:
                 raise RecordError("the game is already over", index=i, code="game_over")
+            # Every action's time counts, also a slap the game ignores.
+            if action.t < last_t:
+                raise RecordError(
+                    f"time goes backwards ({action.t} ms after {last_t} ms)",
+                    index=i,
+                    code="time_backwards",
+                )
+            last_t = action.t
+            implicit: Settle | None = None
             if isinstance(action, Slap):
                 if game.opens_reslap(action.seat):
-                    # a tied player's repeated slap: the reslap round the room opened
-                    events += game.settle(final=False)
+                    implicit = Settle(final=False, t=game.t)
             elif isinstance(action, Flip) and game.needs_settle:
-                # time_up settles by itself, exactly like this
-                events += game.settle(final=True)
+                implicit = Settle(final=True, t=game.t)  # time_up settles by itself
+            if implicit is not None:
+                yield ReplayStep(None, implicit, game.apply(implicit))
                 if game.over:
                     raise RecordError("the game is already over", index=i, code="game_over")
-            events += game.apply(action)
+            events = game.apply(action)
         except RecordError:
             raise
         except SlapjackError as exc:
             raise RecordError(exc.message, index=i, code=exc.code) from None
+        yield ReplayStep(i, action, events)
+    if settle_at_end and game.needs_settle:
+        end = Settle(final=True, t=game.t)
+        yield ReplayStep(None, end, game.apply(end))
+
+
+def replay(record: Record, *, settle_at_end: bool = True, check: bool = False) -> Replay:
+    """Replay a record from the deal (see :func:`replay_steps`). ``check``
+    verifies the 52-card invariant after every action. Raises
+    :class:`RecordError` naming the first bad action; the caller's objects are
+    never half-changed."""
+    game = record.new_game()
+    events: list[Event] = []
+    for step in replay_steps(record, game, settle_at_end=settle_at_end):
+        events += step.events
         if check:
             game.check_invariant()
-    if settle_at_end and game.needs_settle:
-        events += game.settle(final=True)
     return Replay(game, events)
 
 
@@ -265,8 +326,9 @@ def final_position(result: Replay) -> dict[str, Any]:
 class Table:
     """A live game and its record side by side: every accepted action is recorded.
 
-    This is what rooms, the terminal game and the simulator drive. ``settle``
-    is not recorded: records settle implicitly, to the same result.
+    This is what rooms, the terminal game and the simulator drive. A settle is
+    recorded when it changed something (a race closed, a pile handed back), an
+    ignored slap is not: the record holds every decision that changed the game.
     """
 
     __slots__ = ("game", "record")
@@ -282,11 +344,13 @@ class Table:
     def new(cls, rules: Rules, players: Iterable[str], **kw: Any) -> Table:
         return cls(Record.new(rules, players, **kw))
 
-    def apply(self, action: Flip | Slap | TimeUp) -> list[Event]:
+    def apply(self, action: RecordAction) -> list[Event]:
         events = self.game.apply(action)
-        if events or not isinstance(action, Slap):
+        if events or not isinstance(action, Slap | Settle):
             self.record.actions.append(action)
         return events
 
-    def settle(self, final: bool = True) -> list[Event]:
-        return self.game.settle(final=final)
+    def settle(self, final: bool = True, t: int | None = None) -> list[Event]:
+        """Close the slap window (or resolve a table nobody can flip on) at game
+        time ``t`` (default: the game's time); recorded if it changed anything."""
+        return self.apply(Settle(final, self.game.t if t is None else t))

@@ -41,6 +41,7 @@ from slapjack.core import (
     Flip,
     Record,
     Rules,
+    Settle,
     Slap,
     SlapjackError,
     Table,
@@ -272,6 +273,10 @@ class Room:
                 seen=True,
             )
         room.game_no = int(stored.get("game_no", 1))
+        room.last_game_id = stored.get("game_id")
+        for s in stored.get("rematch", ()):
+            if 0 <= s < len(room.seats):
+                room.seats[s].rematch = True
         record = state.record()
         room.table = Table(record)
         room._persisted = len(record.actions)
@@ -293,10 +298,16 @@ class Room:
             if taken.human:
                 room._start_grace(s)
         if room.status == "playing":
-            if game.race_open:
-                room._open_race(slaps_so_far=bool(game.race_slaps))
             room._start_time_limit()
-            room._schedule()
+            if game.race_open:
+                # the race players last saw: open again, with its slaps so far;
+                # the card counts as sent anew, and bots yet to slap react to it
+                room._open_race()
+                room._out.card_sent = game.flips
+                room._schedule()
+                room._bots_react(room._yet_to_slap())
+            else:
+                room._schedule()
         room._arm_idle()
         return room
 
@@ -708,13 +719,20 @@ class Room:
         self._start_time_limit()
         self._update([])
 
-    def _stored_settings(self) -> dict[str, Any]:
-        return {
+    def _stored_settings(self, *, finished: bool = False) -> dict[str, Any]:
+        """What a restart needs besides the record: the room's settings, which
+        game this is, its finished game's id and the rematch requests."""
+        out: dict[str, Any] = {
             "create": self.settings.model_dump(),
             "timing": asdict(self.timing),
             "game_no": self.game_no,
             "bot_seed": self._bot_seed,
+            "rematch": [s for s, seat in enumerate(self.seats) if seat.rematch],
         }
+        if finished:
+            out["finished"] = True
+            out["game_id"] = self.last_game_id
+        return out
 
     def _start_time_limit(self) -> None:
         if not self.rules.time_limit or self.table is None:
@@ -731,6 +749,8 @@ class Room:
         ):
             self._start_game()
         else:
+            settings = self._stored_settings(finished=True)
+            self._ops.append(lambda: self.store.update_settings(self.code, settings))
             self._update([])
 
     def _leave(self, s: int) -> None:
@@ -760,7 +780,7 @@ class Room:
             raise RoomError("the game has not started yet", code="not_started")
         return self.table.game
 
-    def _apply(self, action: Flip | Slap | TimeUp) -> list[Event]:
+    def _apply(self, action: Flip | Slap | TimeUp | Settle) -> list[Event]:
         assert self.table is not None
         before = len(self.table.record.actions)
         events = self.table.apply(action)
@@ -876,12 +896,7 @@ class Room:
         self._update(events)
 
     def _all_slapped(self) -> bool:
-        assert self.table is not None
-        game = self.table.game
-        eligible = game.reslap_among if game.reslap_among is not None else game.in_seats()
-        if game.reslap_among is not None:
-            return all(len(game.race_slaps.get(s, ())) > self._race_round - 1 for s in eligible)
-        return all(s in game.race_slaps for s in eligible)
+        return not self._yet_to_slap()
 
     def _client_call(self, s: int, msg: CallMsg, at: float) -> None:
         game = self._game()
@@ -911,11 +926,22 @@ class Room:
 
     # ---------------------------------------------------------------- races
 
-    def _open_race(self, slaps_so_far: bool = False) -> None:
+    def _open_race(self) -> None:
+        """Start the race's clocks for the game's current round (after a flip,
+        or on a restart in the middle of a race or a reslap round)."""
+        assert self.table is not None
+        game = self.table.game
         self._race_opened = self._clock()
-        self._first_slap = self._race_opened if slaps_so_far else None
-        self._race_round = 1
-        self._round_slaps = 0
+        self._race_round = game.race_round + 1
+        self._round_slaps = sum(1 for v in game.race_slaps.values() if len(v) > game.race_round)
+        self._first_slap = self._race_opened if self._round_slaps else None
+
+    def _yet_to_slap(self) -> list[int]:
+        """Seats that may still slap in the open race's current round."""
+        assert self.table is not None
+        game = self.table.game
+        eligible = game.reslap_among if game.reslap_among is not None else game.in_seats()
+        return [s for s in eligible if len(game.race_slaps.get(s, ())) <= game.race_round]
 
     def _race_deadline(self) -> float:
         assert self.table is not None
@@ -939,7 +965,7 @@ class Room:
             return []
         self._cancel("race")
         final = self._race_round >= 3 or (self._race_round > 1 and self._round_slaps == 0)
-        events = self.table.settle(final=final)
+        events = self._apply(Settle(final, self._t()))
         self._settles += 1
         if game.race_open and any(isinstance(e, RaceTied) for e in events):
             self._race_round += 1
@@ -961,7 +987,7 @@ class Room:
         game = self.table.game
         if game.over or game.race_open or game.turn is not None:
             return
-        events = self.table.settle(final=True)
+        events = self._apply(Settle(True, self._t()))
         self._settles += 1
         self._update(events)
 
@@ -1030,11 +1056,10 @@ class Room:
     def _finish_op(self) -> StoreOp:
         assert self.table is not None
         record = self.table.record.to_dict()
-        settings = self._stored_settings()
 
         async def finish() -> None:
             self.last_game_id = await self.store.finish_game(self.code, record)
-            await self.store.update_settings(self.code, {**settings, "finished": True})
+            await self.store.update_settings(self.code, self._stored_settings(finished=True))
             self.submit(lambda: self._broadcast([]))  # tell the clients the game's id
 
         return finish

@@ -251,7 +251,7 @@ def play_game(
     # A card nobody could slap costs one lookup.
     interest = _interest_table(deciders, rules)
     flip_delays = [b.next_flip_delay_ms for b in deciders]
-    settle = game.settle
+    settle = table.settle if table is not None else game.settle
     centre = game.centre
     is_out = game.is_out
     seats = range(n)
@@ -330,10 +330,10 @@ def play_game(
                     tally.wrong[s] += 1
         if game.race_open and not game.over:
             close = last_t if slapped >= could_slap else t + window_int
-            tally.settled(settle(not reslap))
+            tally.settled(settle(not reslap, max(close, game.t)))
             if game.race_open:  # an exact tie opened a reslap round
                 close = _reslap_round(game, bots, close, window_ms, do_slap, check)
-                tally.settled(settle(True))
+                tally.settled(settle(True, max(close, game.t)))
             if close > clock:
                 clock = float(close)
         elif last_t > clock:

@@ -530,7 +530,7 @@ class GameController:
         self._cancel_prefix("bot:")
         self._cancel_prefix("call:")
         self._pending_calls.clear()
-        events = self.table.settle(final=final)
+        events = self.table.settle(final=final, t=self._t())
         if game.race_open:  # a tie: a reslap round for the tied players
             self._round += 1
             self._new_cue()
@@ -597,7 +597,7 @@ class GameController:
         try:
             game = self.game
             while not game.over and game.turn is None and not game.race_open:
-                events = self.table.settle(final=True)
+                events = self.table.settle(final=True, t=self._t())
                 for event in events:
                     self._log.append(event)
                     self._count(event)
