@@ -35,13 +35,20 @@ Network modes (``--network``):
   ``Link``), the server sees loopback; ``fair+tcp`` is fed an emulated kernel
   estimate (``feed_transport``).
 * ``tun`` (Linux, root): the delays are made below TCP by ``bench/tunnet.py``
-  (a forwarder process between two TUN devices; the clients live in a network
-  namespace, one address per seat); the harness adds no delay of its own (the
-  cheats still hold their pongs and forge their claims). The server listens on
-  the tun network's server address, so it reads the real ``TCP_INFO`` of its
-  real sockets: ``fair+tcp`` is that server, ``fair`` a second one with the
-  reading switched off (``create_app(transport_rtt=False)``). Each row also
-  gives the forwarder's timing error (lateness of its releases, p50/p99).
+  (a forwarder process between two TUN devices, each in a network namespace
+  the run makes and removes itself: the server's, the clients' with one
+  address per seat); the harness adds no delay of its own (the cheats still
+  hold their pongs and forge their claims). Nothing is configured in, or sent
+  from, the machine's own namespace: the server (still in this process and
+  event loop) listens on a socket made in the server's namespace, each seat's
+  WebSocket is a socket made in the clients' namespace, and the setup requests
+  (rooms, joins) go from the clients' namespace too (a plain ``httpx`` client
+  on threads that live there, from an address that is no seat's and gets no
+  delay). The server sees the seats' real addresses, so it reads the real
+  ``TCP_INFO`` of its real sockets: ``fair+tcp`` is that server, ``fair`` a
+  second one with the reading switched off (``create_app(transport_rtt=False)``).
+  Each row also gives the forwarder's timing error (lateness of its releases,
+  p50/p99).
 
 Bounded by ``--races`` and ``--max-seconds`` per run; stops by itself.
 """
@@ -50,7 +57,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
+import functools
 import importlib.util
 import json
 import logging
@@ -439,7 +448,7 @@ class SeatClient:
 
 
 async def play_room(
-    http: httpx.AsyncClient,
+    http: httpx.AsyncClient | NamespaceHTTP,
     ws_base: str,
     app: Any,
     run: Run,
@@ -636,26 +645,63 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @contextlib.asynccontextmanager
-async def serve(data_dir: str, host: str = "127.0.0.1", transport_rtt: bool = True) -> Any:
-    """The real server on a free port of ``host`` (loopback, or the tun
-    network's server address), in this event loop; ``transport_rtt``: it reads
-    its connections' ``TCP_INFO`` for the referee."""
+async def serve(data_dir: str, transport_rtt: bool = True, net: Any = None) -> Any:
+    """The real server, in this event loop, on a free port of 127.0.0.1, or
+    with a started ``tunnet.TunNet`` as ``net`` on its server address, on a
+    socket made in the server's namespace (reachable only from the clients'
+    namespace); ``transport_rtt``: it reads its connections' ``TCP_INFO`` for
+    the referee."""
     app = create_app(data_dir=data_dir, test_hooks=True, transport_rtt=transport_rtt)
-    port = free_port(host)
+    sock: socket.socket | None = None
+    if net is None:
+        host = "127.0.0.1"
+        port = free_port(host)
+    else:
+        sock = net.server_socket()
+        host, port = sock.getsockname()[:2]
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", lifespan="on", ws="auto"
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
+    task = asyncio.create_task(server.serve(sockets=None if sock is None else [sock]))
     try:
+        while not server.started:
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.01)
         yield app, f"http://{host}:{port}", f"ws://{host}:{port}"
     finally:
         server.should_exit = True
         await task
+        if sock is not None:
+            sock.close()
+
+
+class NamespaceHTTP:
+    """The harness's HTTP client in tun mode: plain ``httpx`` on threads that
+    live in the tun network's clients' namespace, from its control address
+    (no seat's, no delay), so the server is reached only inside the network's
+    own namespaces. Offers the one call the harness makes, ``post``."""
+
+    def __init__(self, net: Any, base_url: str, workers: int = 4) -> None:
+        self._executor: concurrent.futures.ThreadPoolExecutor = net.executor("clients", workers)
+        self._client = httpx.Client(
+            base_url=base_url,
+            timeout=30.0,
+            transport=httpx.HTTPTransport(local_address=net.control_addr),
+        )
+
+    async def post(self, url: str, *, json: Any) -> httpx.Response:
+        call = functools.partial(self._client.post, url, json=json)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    async def __aenter__(self) -> NamespaceHTTP:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        # not waiting: a call still in its thread waits for this event loop's server
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._client.close()
 
 
 @contextlib.contextmanager
@@ -730,7 +776,12 @@ async def run_one(
 async def _play(
     http_base: str, ws_base: str, app: Any, run: Run, rooms: int, seed: int, max_seconds: float
 ) -> None:
-    async with httpx.AsyncClient(base_url=http_base, timeout=30.0) as http:
+    http: httpx.AsyncClient | NamespaceHTTP
+    if run.net is None:
+        http = httpx.AsyncClient(base_url=http_base, timeout=30.0)
+    else:
+        http = NamespaceHTTP(run.net, http_base)
+    async with http:
         tasks = [
             asyncio.create_task(play_room(http, ws_base, app, run, i, seed * 1000 + i))
             for i in range(rooms)
@@ -777,15 +828,16 @@ def plan(
 @contextlib.asynccontextmanager
 async def servers(data_dir: str, net: Any = None) -> Any:
     """Yields ``pick(referee) -> (app, http_base, ws_base)``. Harness mode: one
-    loopback server. Tun mode: two on the tun network's server address, one
-    reading ``TCP_INFO`` (for ``fair+tcp`` and ``arrival``), one not (``fair``)."""
+    loopback server. Tun mode: two on the tun network's server address (in its
+    server namespace), one reading ``TCP_INFO`` (for ``fair+tcp`` and
+    ``arrival``), one not (``fair``)."""
     if net is None:
         async with serve(data_dir) as one:
             yield lambda referee: one
         return
     async with (
-        serve(str(Path(data_dir, "tcp")), net.server_addr, True) as with_tcp,
-        serve(str(Path(data_dir, "notcp")), net.server_addr, False) as without,
+        serve(str(Path(data_dir, "tcp")), True, net) as with_tcp,
+        serve(str(Path(data_dir, "notcp")), False, net) as without,
     ):
         yield lambda referee: without if referee == "fair" else with_tcp
 
@@ -816,13 +868,23 @@ def forwarder_line(r: dict[str, Any]) -> str:
     return line
 
 
+async def watch_network(net: Any, main: asyncio.Task[Any]) -> None:
+    """Tun mode: a dead forwarder (the network went with it) ends the run at
+    once, like a kill, instead of every room waiting out its timeouts."""
+    while net.alive():
+        await asyncio.sleep(0.5)
+    main.cancel()
+
+
 async def bench(args: argparse.Namespace, net: Any = None) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     lag: list[float] = []
     main = asyncio.current_task()
+    watcher: asyncio.Task[None] | None = None
     if net is not None and main is not None:
         # a kill ends the run like Ctrl-C: every server, client and the network closed
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+        watcher = asyncio.create_task(watch_network(net, main))
     monitor = asyncio.create_task(lag_monitor(lag))
     with tempfile.TemporaryDirectory(prefix="slapjack-fairness-") as tmp:
         Path(tmp, "tcp").mkdir()
@@ -852,6 +914,8 @@ async def bench(args: argparse.Namespace, net: Any = None) -> list[dict[str, Any
                 if net is not None:
                     print(forwarder_line(result), flush=True)
     monitor.cancel()
+    if watcher is not None:
+        watcher.cancel()
     return results
 
 
@@ -950,7 +1014,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tun: delays made below TCP by bench/tunnet.py (Linux, root)",
     )
     parser.add_argument(
-        "--subnet", default=tunnet.DEFAULT_SUBNET, help="the tun network's IPv4 subnet"
+        "--subnet",
+        default=tunnet.DEFAULT_SUBNET,
+        help="the tun network's IPv4 subnet (configured only inside its own namespaces)",
     )
     parser.add_argument("--max-seconds", type=float, default=300.0, help="cap per run")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
@@ -988,8 +1054,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             # event loop, bench() cancels itself instead)
             signal.signal(signal.SIGTERM, lambda signo, frame: sys.exit(128 + signo))
             print(
-                f"# network: tun (delays below TCP: namespace {net.netns}, server "
-                f"{net.server_addr}, seats {', '.join(net.client_addrs)}; "
+                f"# network: tun (delays below TCP, in namespaces of its own: server "
+                f"{net.server_addr} in net:[{net.netns_ids['server']}], seats "
+                f"{', '.join(net.client_addrs)} in net:[{net.netns_ids['clients']}]; "
                 f"forwarder {net.scheduling}; the server reads real TCP_INFO)",
                 flush=True,
             )
@@ -999,6 +1066,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             results = asyncio.run(bench(args, net))
         except asyncio.CancelledError:
+            if net is not None and not net.alive():
+                print("--network tun: the forwarder exited; stopped", file=sys.stderr)
+                return 1
             print("stopped (SIGTERM)", file=sys.stderr)
             return 128 + signal.SIGTERM
         except KeyboardInterrupt:

@@ -1,41 +1,56 @@
 """A userspace network emulator on TUN devices: real delays below TCP (Linux, root).
 
 The kernel here has no ``netem`` qdisc, so the delays are made by a forwarder
-process between two TUN devices::
+process between two TUN devices, each in a network namespace of its own that
+the emulator makes::
 
-    root namespace                              namespace sjc-<pid>[-k]
-    server 10.199.0.1 ── tun sjs… ══ forwarder ══ tun sjc… ── seats 10.199.0.2 …
+    namespace "server"                             namespace "clients"
+    server 10.199.0.1 ── tun sj-server ══ forwarder ══ tun sj-clients ── seats 10.199.0.2 …
 
-The server stays in the root namespace and listens on the server address; the
-clients live in the namespace (one address per seat, bound as the source of
-their connections). Every IPv4 packet, in each direction, is held back for
-``base + Exp(mean jitter)`` ms of its seat (the client address: the
-destination of a server→client packet, the source of a client→server one),
-drawn independently per packet, and the packets of one flow (5-tuple, per
-direction) keep their order: a packet is released at
-``max(previous release of its flow, now + delay)``. TCP acknowledgements are
-packets too, so the kernel's round-trip estimate (``TCP_INFO``) of a seat's
-connection measures that seat's true round trip (plus the kernels' own ACK
-delays, as on a real network).
+Nothing of it touches the machine's own namespace: no device, address or
+route is configured there, and nothing there sends to these addresses. The
+server's sockets (:meth:`TunNet.server_socket`) are made in the server's
+namespace, the clients' (:meth:`TunNet.client_socket`, one address per seat,
+bound as the source of their connections, and a ``control_addr`` that is no
+seat and gets no delay, for setup traffic) in the clients'. A socket stays in
+the namespace it was made in, so the process itself never changes namespace:
+the sockets are made, and ``ip`` is run, on threads that entered the namespace
+(:meth:`TunNet.executor`).
+
+Every IPv4 packet, in each direction, is held back for ``base + Exp(mean
+jitter)`` ms of its seat (the client address: the destination of a
+server→client packet, the source of a client→server one), drawn independently
+per packet, and the packets of one flow (5-tuple, per direction) keep their
+order: a packet is released at ``max(previous release of its flow, now +
+delay)``. TCP acknowledgements are packets too, so the kernel's round-trip
+estimate (``TCP_INFO``) of a seat's connection measures that seat's true round
+trip (plus the kernels' own ACK delays, as on a real network).
 
 The forwarder runs in its own process (``python tunnet.py forward …``, real-time
 priority where allowed, 1 ns timer slack, a heap of release times and
 ``select`` with the exact timeout); it measures its own lateness (actual minus
 scheduled release) and reports it on request.
 
-    with TunNet([(20, 0), (10, 5)]) as net:         # seat 0 and seat 1
-        sock = net.client_socket(0)                  # created in the namespace, bound to seat 0
-        sock.connect((net.server_addr, port))
+    with TunNet([(20, 0), (10, 5)]) as net:              # seat 0 and seat 1
+        listener = net.server_socket()                    # in the server's namespace
+        sock = net.client_socket(0)                       # in the clients', bound to seat 0
+        sock.connect(listener.getsockname())
         ...
-        print(net.stats())                           # forwarder lateness p50 / p99
+        print(net.stats())                                # forwarder lateness p50 / p99
 
-Standard library only. Everything (forwarder, devices, namespace) is removed
-on exit, on exceptions and on Ctrl-C; namespaces left by dead processes are
-removed at start.
+Standard library only. The namespaces have no name (they are never mounted
+under ``/var/run/netns``): they are held only by this process's descriptors
+(and the sockets made in them), the devices only by the forwarder's. So
+whatever way the run ends — the end of the ``with`` block, an exception,
+Ctrl-C, SIGTERM, even SIGKILL, or a crash of the forwarder — the kernel
+removes them once the processes let go: the forwarder exits when its stdin
+closes (``close()``, or the death of this process), its devices with it, and
+each namespace goes with its last descriptor or socket.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import errno
@@ -46,7 +61,6 @@ import itertools
 import json
 import os
 import random
-import re
 import select
 import shutil
 import signal
@@ -54,30 +68,32 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 TUN_PATH = "/dev/net/tun"
-NETNS_DIR = Path("/var/run/netns")
-NS_PREFIX = "sjc-"
 DEFAULT_SUBNET = "10.199.0.0/24"
 IP_CANDIDATES = ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip")
+SIDES = ("server", "clients")
+DEV_SERVER = "sj-server"
+DEV_CLIENTS = "sj-clients"
 
 TUNSETIFF = 0x400454CA
 IFF_TUN = 0x0001
 IFF_NO_PI = 0x1000
 CLONE_NEWNET = 0x40000000
-PR_SET_PDEATHSIG = 1
 PR_SET_TIMERSLACK = 29
 
-_counter = itertools.count()
+T = TypeVar("T")
 
 
 class TunNetUnavailable(RuntimeError):
-    """The emulator cannot run here; the message names what is missing."""
+    """The emulator cannot run here (or its forwarder is gone); the message
+    names what is missing."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +133,11 @@ def check_prerequisites() -> str:
     ip = shutil.which("ip") or next((p for p in IP_CANDIDATES if os.path.exists(p)), None)
     if ip is None:
         raise TunNetUnavailable("the `ip` command (iproute2) is missing: apt-get install iproute2")
-    if not hasattr(_libc(), "setns"):
-        raise TunNetUnavailable("the C library has no setns(): cannot enter a network namespace")
+    libc = _libc()
+    if not hasattr(libc, "setns") or not hasattr(libc, "unshare"):
+        raise TunNetUnavailable(
+            "the C library has no setns()/unshare(): cannot make or enter a network namespace"
+        )
     return ip
 
 
@@ -135,54 +154,64 @@ def _libc() -> Any:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _run(ip: str, *args: str, netns: str | None = None, check: bool = True) -> str:
-    cmd = [ip, *(("netns", "exec", netns, ip) if netns else ()), *args]
+def _run(ip: str, *args: str) -> str:
+    """``ip ARGS`` in the calling thread's namespace (a child starts in the
+    namespace of the thread that forks it)."""
+    cmd = [ip, *args]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if check and done.returncode != 0:
+    if done.returncode != 0:
         raise TunNetUnavailable(
             f"`{' '.join(cmd)}` failed ({done.returncode}): {done.stderr.strip()}"
         )
     return done.stdout
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _setns(fd: int) -> None:
+    """Move the calling thread (only it) into the network namespace ``fd``."""
+    if _libc().setns(fd, CLONE_NEWNET) != 0:
+        e = ctypes.get_errno()
+        raise TunNetUnavailable(f"setns into a network namespace: {os.strerror(e)}")
 
 
-def clean_stale(ip: str | None = None) -> list[str]:
-    """Delete ``sjc-<pid>[-k]`` namespaces whose process is gone; their names."""
-    ip = ip or check_prerequisites()
-    removed = []
-    for line in _run(ip, "netns", "list", check=False).splitlines():
-        name = line.split()[0] if line.split() else ""
-        m = re.fullmatch(re.escape(NS_PREFIX) + r"(\d+)(?:-\d+)?", name)
-        if m and not _alive(int(m.group(1))):
-            _run(ip, "netns", "del", name, check=False)
-            removed.append(name)
-    return removed
+def _new_netns() -> int:
+    """A new, unnamed network namespace, held by the returned descriptor only.
+
+    Made by ``unshare`` on a thread of its own that ends at once, so no thread
+    of this process stays in it."""
+    got: dict[str, Any] = {}
+
+    def make() -> None:
+        try:
+            if _libc().unshare(CLONE_NEWNET) != 0:
+                e = ctypes.get_errno()
+                raise TunNetUnavailable(f"unshare(CLONE_NEWNET): {os.strerror(e)}")
+            got["fd"] = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        except BaseException as exc:
+            got["error"] = exc
+
+    thread = threading.Thread(target=make, name="tunnet-unshare")
+    thread.start()
+    thread.join()
+    if "error" in got:
+        raise got["error"]
+    fd: int = got["fd"]
+    return fd
 
 
-def netns_exists(name: str) -> bool:
-    return (NETNS_DIR / name).exists()
-
-
-def link_exists(name: str) -> bool:
-    return Path("/sys/class/net", name).exists()
+def netns_id(fd_or_path: int | str) -> int:
+    """The inode that identifies a network namespace (as in ``net:[…]``)."""
+    st = os.fstat(fd_or_path) if isinstance(fd_or_path, int) else os.stat(fd_or_path)
+    return st.st_ino
 
 
 # ------------------------------------------------------------------ the network
 
 
 class TunNet:
-    """The emulated network: a namespace for the clients, two TUN devices and
-    the forwarder process. ``seats``: ``(base_ms, jitter_ms)`` one way, per seat.
-    Use as a context manager (or ``start``/``close``)."""
+    """The emulated network: two namespaces of its own (the server's and the
+    clients'), a TUN device in each and the forwarder process between them.
+    ``seats``: ``(base_ms, jitter_ms)`` one way, per seat. Use as a context
+    manager (or ``start``/``close``)."""
 
     def __init__(
         self,
@@ -192,28 +221,32 @@ class TunNet:
         seed: int = 1,
         realtime: bool = True,
     ) -> None:
-        net = ipaddress.ip_network(subnet)
-        if net.version != 4 or net.num_addresses < len(seats) + 3:
-            raise ValueError(f"subnet {subnet} must be IPv4 with room for {len(seats)} seats")
         if not seats:
             raise ValueError("at least one seat")
-        hosts = list(itertools.islice(net.hosts(), len(seats) + 1))
+        net = ipaddress.ip_network(subnet)
+        # the network and broadcast addresses, the server, the seats, the control address
+        if net.version != 4 or net.num_addresses < len(seats) + 4:
+            raise ValueError(f"subnet {subnet} must be IPv4 with room for {len(seats)} seats")
+        hosts = list(itertools.islice(net.hosts(), len(seats) + 2))
+        self.subnet = str(net)
         self.prefix = net.prefixlen
         self.server_addr = str(hosts[0])
-        self.client_addrs = [str(h) for h in hosts[1:]]
+        self.client_addrs = [str(h) for h in hosts[1:-1]]
+        self.control_addr = str(hosts[-1])
+        """In the clients' namespace, no seat's: its packets pass without delay."""
         self.seats = [(float(b), float(j)) for b, j in seats]
         self.seed = seed
         self.realtime = realtime
-        k = next(_counter)
-        pid = os.getpid()
-        self.netns = f"{NS_PREFIX}{pid}" + (f"-{k}" if k else "")
-        self.dev_server = f"sjs{pid}x{k}"[:15]
-        self.dev_client = f"sjc{pid}x{k}"[:15]
+        self.dev_server = DEV_SERVER
+        self.dev_client = DEV_CLIENTS
+        self.scheduling = "?"
+        self.netns_ids: dict[str, int] = {}
+        """``server``/``clients``: the inode of each namespace (``net:[…]``)."""
         self._ip = ""
         self._proc: subprocess.Popen[str] | None = None
-        self._root_fd: int | None = None
-        self._ns_fd: int | None = None
-        self._ns_made = False
+        self._ns: dict[str, int] = {}
+        self._own: dict[str, concurrent.futures.ThreadPoolExecutor] = {}
+        self._executors: list[concurrent.futures.ThreadPoolExecutor] = []
 
     # ---------------------------------------------------------- life cycle
 
@@ -225,28 +258,24 @@ class TunNet:
         self.close()
 
     def start(self) -> None:
-        self._ip = ip = check_prerequisites()
-        clean_stale(ip)
-        if any(
-            ipaddress.ip_address(self.server_addr) in ipaddress.ip_interface(a).network
-            for a in _root_addresses(ip)
-        ):
-            raise TunNetUnavailable(
-                f"the subnet of {self.server_addr}/{self.prefix} is in use on this machine: "
-                "choose another (subnet=...)"
-            )
+        if self._ns or self._proc is not None:
+            raise RuntimeError("the network is already started")
+        self._ip = check_prerequisites()
         try:
-            self._start(ip)
+            self._start()
         except BaseException:
             self.close()
             raise
 
-    def _start(self, ip: str) -> None:
-        _run(ip, "netns", "add", self.netns)
-        self._ns_made = True
+    def _start(self) -> None:
+        for side in SIDES:
+            self._ns[side] = fd = _new_netns()
+            self.netns_ids[side] = netns_id(fd)
+            self._own[side] = self.executor(side)
         config = {
             "server_dev": self.dev_server,
             "client_dev": self.dev_client,
+            "netns_fds": [self._ns["server"], self._ns["clients"]],
             "clients": self.client_addrs,
             "seats": self.seats,
             "seed": self.seed,
@@ -258,32 +287,32 @@ class TunNet:
             stdout=subprocess.PIPE,
             text=True,
             bufsize=1,
+            pass_fds=tuple(self._ns.values()),
         )
         ready = self._reply()
         if not ready.get("ready"):
             raise TunNetUnavailable(f"the forwarder did not start: {ready.get('error', ready)}")
         self.scheduling = str(ready.get("scheduling", "?"))
-        # the server side, in this namespace
-        _disable_ipv6(self.dev_server)
-        _run(ip, "addr", "add", f"{self.server_addr}/{self.prefix}", "dev", self.dev_server)
-        _run(ip, "link", "set", self.dev_server, "up")
-        # the clients' side, in theirs
-        _run(ip, "link", "set", self.dev_client, "netns", self.netns)
-        ns = self.netns
-        subprocess.run(
-            [ip, "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
-            capture_output=True,
-            check=False,
+        self.run_in("server", self._configure, self.dev_server, [self.server_addr])
+        self.run_in(
+            "clients", self._configure, self.dev_client, [*self.client_addrs, self.control_addr]
         )
-        for addr in self.client_addrs:
-            _run(ip, "addr", "add", f"{addr}/{self.prefix}", "dev", self.dev_client, netns=ns)
-        _run(ip, "link", "set", "lo", "up", netns=ns)
-        _run(ip, "link", "set", self.dev_client, "up", netns=ns)
-        self._root_fd = os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
-        self._ns_fd = os.open(str(NETNS_DIR / ns), os.O_RDONLY | os.O_CLOEXEC)
+
+    def _configure(self, dev: str, addrs: Sequence[str]) -> None:
+        """On a thread in the device's namespace: no IPv6 (no router
+        solicitations through the forwarder), loopback up, the addresses."""
+        for which in ("all", "default"):
+            with contextlib.suppress(OSError):
+                Path(f"/proc/sys/net/ipv6/conf/{which}/disable_ipv6").write_text("1")
+        _run(self._ip, "link", "set", "lo", "up")
+        for addr in addrs:
+            _run(self._ip, "addr", "add", f"{addr}/{self.prefix}", "dev", dev)
+        _run(self._ip, "link", "set", dev, "up")
 
     def close(self) -> None:
-        """Stop the forwarder (its devices go with it) and delete the namespace."""
+        """Stop the forwarder (its devices go with it), end the threads in the
+        namespaces and let go of the namespaces (each goes when the last
+        socket made in it is closed too)."""
         proc, self._proc = self._proc, None
         if proc is not None:
             with contextlib.suppress(OSError, ValueError):
@@ -296,18 +325,21 @@ class TunNet:
                 proc.wait(timeout=3.0)
             if proc.stdout is not None:
                 proc.stdout.close()
-        for attr in ("_ns_fd", "_root_fd"):
-            fd = getattr(self, attr)
-            if fd is not None:
-                os.close(fd)
-                setattr(self, attr, None)
-        if self._ns_made:
-            self._ns_made = False
-            if self._ip:
-                _run(self._ip, "netns", "del", self.netns, check=False)
-        for dev in (self.dev_server, self.dev_client):  # normally gone with the forwarder
-            if link_exists(dev) and self._ip:
-                _run(self._ip, "link", "del", dev, check=False)
+        executors, self._executors = self._executors, []
+        self._own = {}
+        for executor in executors:
+            executor.shutdown(wait=True, cancel_futures=True)
+        ns, self._ns = self._ns, {}
+        for fd in ns.values():
+            os.close(fd)
+
+    def alive(self) -> bool:
+        """Started, and the forwarder still runs."""
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def forwarder_pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
 
     # ---------------------------------------------------------- the forwarder
 
@@ -326,8 +358,11 @@ class TunNet:
         proc = self._proc
         if proc is None or proc.stdin is None:
             raise TunNetUnavailable("the forwarder is not running")
-        proc.stdin.write(json.dumps(message) + "\n")
-        proc.stdin.flush()
+        try:
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            raise TunNetUnavailable(f"the forwarder exited ({proc.wait(timeout=3.0)})") from None
         return self._reply()
 
     def set_delays(self, seats: Sequence[tuple[float, float]]) -> None:
@@ -348,54 +383,78 @@ class TunNet:
             str(r["scheduling"]),
         )
 
-    # ---------------------------------------------------------- client sockets
+    # ---------------------------------------------------------- inside the namespaces
 
-    @contextlib.contextmanager
-    def inside(self) -> Iterator[None]:
-        """Run the block with this thread in the clients' namespace (sockets
-        created in it belong to it for good)."""
-        if self._ns_fd is None or self._root_fd is None:
+    def executor(
+        self, side: str = "clients", workers: int = 1
+    ) -> concurrent.futures.ThreadPoolExecutor:
+        """Threads that live in ``side``'s namespace (``server`` or
+        ``clients``): what they open (sockets, ``ip``, a blocking HTTP client)
+        is there. Shut down by :meth:`close` at the latest."""
+        if side not in SIDES:
+            raise ValueError(f"side must be one of {', '.join(SIDES)}, not {side!r}")
+        fd = self._ns.get(side)
+        if fd is None:
             raise TunNetUnavailable("the network is not started")
-        libc = _libc()
-        if libc.setns(self._ns_fd, CLONE_NEWNET) != 0:
-            e = ctypes.get_errno()
-            raise TunNetUnavailable(f"setns into {self.netns}: {os.strerror(e)}")
-        try:
-            yield
-        finally:
-            if libc.setns(self._root_fd, CLONE_NEWNET) != 0:  # pragma: no cover
-                e = ctypes.get_errno()
-                os.write(
-                    2, f"tunnet: cannot return to the root namespace: {os.strerror(e)}\n".encode()
-                )
-                os._exit(70)
+        executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=workers,
+            thread_name_prefix=f"tunnet-{side}",
+            initializer=_setns,
+            initargs=(fd,),
+        )
+        self._executors.append(executor)
+        return executor
+
+    def run_in(self, side: str, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on this network's own thread in ``side``'s namespace
+        (for short work only: it waits for the result)."""
+        executor = self._own.get(side)
+        if executor is None:
+            if side not in SIDES:
+                raise ValueError(f"side must be one of {', '.join(SIDES)}, not {side!r}")
+            raise TunNetUnavailable("the network is not started")
+        return executor.submit(fn, *args).result()
+
+    def server_socket(
+        self, port: int = 0, kind: socket.SocketKind = socket.SOCK_STREAM
+    ) -> socket.socket:
+        """A socket in the server's namespace bound to the server address
+        (``port`` 0: any free one), blocking; a TCP one is listening."""
+
+        def make() -> socket.socket:
+            if kind == socket.SOCK_STREAM:
+                return socket.create_server((self.server_addr, port), backlog=512)
+            sock = socket.socket(socket.AF_INET, kind)
+            try:
+                sock.bind((self.server_addr, port))
+            except BaseException:
+                sock.close()
+                raise
+            return sock
+
+        return self.run_in("server", make)
 
     def client_socket(
-        self, seat: int, kind: socket.SocketKind = socket.SOCK_STREAM
+        self, seat: int | None, kind: socket.SocketKind = socket.SOCK_STREAM
     ) -> socket.socket:
-        """A socket in the clients' namespace bound to ``seat``'s address
-        (any port), non-blocking, ``TCP_NODELAY`` for TCP."""
-        with self.inside():
+        """A socket in the clients' namespace bound to ``seat``'s address (any
+        port; ``None``: the control address), non-blocking, ``TCP_NODELAY``
+        for TCP."""
+        addr = self.control_addr if seat is None else self.client_addrs[seat]
+
+        def make() -> socket.socket:
             sock = socket.socket(socket.AF_INET, kind)
-        try:
-            if kind == socket.SOCK_STREAM:
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.bind((self.client_addrs[seat], 0))
-            sock.setblocking(False)
-        except BaseException:
-            sock.close()
-            raise
-        return sock
+            try:
+                if kind == socket.SOCK_STREAM:
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.bind((addr, 0))
+                sock.setblocking(False)
+            except BaseException:
+                sock.close()
+                raise
+            return sock
 
-
-def _root_addresses(ip: str) -> list[str]:
-    out = _run(ip, "-o", "-4", "addr", "show", check=False)
-    return re.findall(r"inet (\S+)", out)
-
-
-def _disable_ipv6(dev: str) -> None:
-    with contextlib.suppress(OSError):
-        Path(f"/proc/sys/net/ipv6/conf/{dev}/disable_ipv6").write_text("1")
+        return self.run_in("clients", make)
 
 
 # ------------------------------------------------------------------ the scheduler (pure)
@@ -464,15 +523,44 @@ def _quantile(ordered: Sequence[float], q: float) -> float:
 
 
 def _open_tun(name: str) -> int:
+    """A TUN device ``name``, made in the calling thread's namespace; it lives
+    as long as the descriptor."""
     fd = os.open(TUN_PATH, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-    fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TUN | IFF_NO_PI))
+    try:
+        fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TUN | IFF_NO_PI))
+    except BaseException:
+        os.close(fd)
+        raise
     return fd
+
+
+def _open_tuns(config: dict[str, Any]) -> tuple[int, int]:
+    """The server's and the clients' devices, each made in its namespace (the
+    descriptors passed by the parent); then back home, the namespace
+    descriptors closed (the parent holds the namespaces)."""
+    home = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+    fds: list[int] = []
+    try:
+        for dev, ns in zip(
+            (config["server_dev"], config["client_dev"]), config["netns_fds"], strict=True
+        ):
+            _setns(ns)
+            fds.append(_open_tun(dev))
+        _setns(home)
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    finally:
+        os.close(home)
+        for ns in config["netns_fds"]:
+            with contextlib.suppress(OSError):
+                os.close(ns)
+    return fds[0], fds[1]
 
 
 def _tune_process(realtime: bool) -> str:
     libc = _libc()
-    with contextlib.suppress(Exception):
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     with contextlib.suppress(Exception):
         libc.prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
     if realtime:
@@ -489,14 +577,14 @@ def _tune_process(realtime: bool) -> str:
 
 
 def forward(config: dict[str, Any], stdin: IO[str], stdout: IO[str]) -> int:
-    """The forwarder's loop (in its own process): exits when stdin closes."""
+    """The forwarder's loop (in its own process): exits when stdin closes, which
+    is ``close()`` or the end of the parent, however it ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent tears down, then closes stdin
     scheduling = _tune_process(bool(config.get("realtime", True)))
     try:
-        fd_s = _open_tun(config["server_dev"])
-        fd_c = _open_tun(config["client_dev"])
-    except OSError as exc:
-        stdout.write(json.dumps({"ready": False, "error": f"TUNSETIFF: {exc}"}) + "\n")
+        fd_s, fd_c = _open_tuns(config)
+    except (OSError, TunNetUnavailable) as exc:
+        stdout.write(json.dumps({"ready": False, "error": f"the TUN devices: {exc}"}) + "\n")
         stdout.flush()
         return 1
     sched = Scheduler(config["clients"], config["seats"], int(config.get("seed", 1)))
@@ -573,11 +661,7 @@ def forward(config: dict[str, Any], stdin: IO[str], stdout: IO[str]) -> int:
 def main(argv: Sequence[str]) -> int:
     if len(argv) == 2 and argv[0] == "forward":
         return forward(json.loads(argv[1]), sys.stdin, sys.stdout)
-    if argv == ["clean"]:
-        for name in clean_stale():
-            print(f"removed {name}")
-        return 0
-    print("usage: tunnet.py clean | forward CONFIG", file=sys.stderr)
+    print("usage: tunnet.py forward CONFIG (run by TunNet)", file=sys.stderr)
     return 2
 
 
