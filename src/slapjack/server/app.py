@@ -352,12 +352,16 @@ def create_app(
                 return _error(503, exc.code, exc.message, {"Retry-After": after})
             return _error(422, exc.code, exc.message)
 
-    @app.get("/api/rooms")
+    @app.get("/api/rooms", response_model=None)
     async def list_rooms(
         all: bool = False,
-        limit: Annotated[int, Query(ge=1, le=lim.rooms_page_max)] = 50,
+        limit: Annotated[int, Query(ge=1)] = 50,
         offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | JSONResponse:
+        if limit > lim.rooms_page_max:
+            return _error(
+                422, "bad_request", f"limit: at most {lim.rooms_page_max} rooms a page"
+            )
         listed = [
             room
             for room in lobby().rooms.values()

@@ -133,7 +133,7 @@ class KeyedLimiter:
         self.burst = burst
         self.max_keys = max_keys
         self._buckets: dict[str, RateLimit] = {}
-        self._prune_at = 1024
+        self._prune_at = min(1024, max_keys)
 
     def __len__(self) -> int:
         return len(self._buckets)
@@ -154,7 +154,7 @@ class KeyedLimiter:
         self._buckets = {k: b for k, b in self._buckets.items() if not b.full(now)}
         while len(self._buckets) >= self.max_keys:
             del self._buckets[next(iter(self._buckets))]
-        self._prune_at = max(1024, 2 * len(self._buckets))
+        self._prune_at = min(self.max_keys, max(1024, 2 * len(self._buckets)))
 
 
 def per_minute(burst: int, per_min: float) -> KeyedLimiter:

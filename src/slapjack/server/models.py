@@ -48,7 +48,8 @@ INVISIBLE: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5")
 the Khmer inherent vowels): refused anywhere in a name."""
 
 MAX_MARKS: Final = 4
-"""At most this many combining marks on one character (no "Zalgo" names)."""
+"""At most this many combining marks on one character, counted in the
+decomposed form (NFKD: ``ệ`` is ``e`` and two marks): no "Zalgo" names."""
 
 
 _KINDS: Final = {
@@ -94,7 +95,7 @@ def clean_name(value: str, *, what: str = "name", max_length: int = MAX_PLAYER_N
     name = " ".join(name.split())
     marks = 0
     visible = False
-    for ch in name:
+    for ch in unicodedata.normalize("NFKD", name):  # marks counted decomposed
         category = unicodedata.category(ch)
         if category[0] == "M":
             marks += 1
