@@ -88,16 +88,14 @@ ABORT_AFTER_S: Final = 2.0
 after this long is dropped (TCP abort)."""
 
 HTTP_CODES: Final = {
-    400: "bad_request",
+    400: "bad_json",
     404: "not_found",
     405: "method_not_allowed",
-    413: "too_large",
-    415: "bad_content_type",
-    429: "rate_limited",
     500: "internal_error",
-    503: "unavailable",
 }
-"""The ``code`` of an HTTP error the framework raises (not one of the game's own)."""
+"""The ``code`` of an HTTP error the framework raises (not one of the game's
+own): FastAPI's only 400 is a body it could not parse; any other status
+becomes ``http_<status>``."""
 
 
 class _QuietBadUtf8(logging.Filter):
@@ -274,8 +272,6 @@ def create_app(
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
-        if exc.status_code == 400:
-            code = "bad_json"  # FastAPI's only 400: a body it could not parse
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         return _error(exc.status_code, code, message, dict(exc.headers or {}))
 
