@@ -124,6 +124,11 @@ async def test_history_and_stats_of_unknown_things(http: httpx.AsyncClient) -> N
     assert (await http.get("/api/games", params={"limit": 0})).status_code == 422
     stats = (await http.get("/api/stats/Nobody-Here")).json()
     assert stats["name"] == "Nobody-Here" and stats["games"] == 0
+    # looked up in the form names are kept in (NFKC)
+    stats = (await http.get("/api/stats/\uff2eobody\u00a0 Here")).json()
+    assert stats["name"] == "Nobody Here"
+    games = await http.get("/api/games", params={"player": "\uff2eobody"})
+    assert games.status_code == 200 and games.json()["total"] == 0
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import fields
@@ -50,6 +51,7 @@ from .metrics import METRICS
 from .models import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
+    NAME_FORM,
     CreateRoom,
     Hello,
     Joined,
@@ -164,6 +166,12 @@ class TestRoom(BaseModel):
     bot_seed: int | None = None
     timing: dict[str, float | str] = Field(default_factory=dict)
     referee: Literal["fair", "arrival", "trusting"] | None = None
+
+
+def lookup_name(name: str) -> str:
+    """A name to look up (history, stats) in the form names are kept in (NFKC,
+    single spaces), so ``Ａｎｎａ`` finds ``Anna``; nothing is refused here."""
+    return " ".join(unicodedata.normalize(NAME_FORM, name).split())
 
 
 def _error(
@@ -355,9 +363,7 @@ def create_app(
         offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
     ) -> dict[str, Any] | JSONResponse:
         if limit > lim.rooms_page_max:
-            return _error(
-                422, "bad_request", f"limit: at most {lim.rooms_page_max} rooms a page"
-            )
+            return _error(422, "bad_request", f"limit: at most {lim.rooms_page_max} rooms a page")
         listed = [
             room
             for room in lobby().rooms.values()
@@ -459,6 +465,8 @@ def create_app(
         offset: Annotated[int, Query(ge=0)] = 0,
         player: Annotated[str | None, Query(max_length=100)] = None,
     ) -> dict[str, Any] | JSONResponse:
+        if player is not None:
+            player = lookup_name(player)
         try:
             st = lobby().store
             games = await st.list_games(limit, offset, player)
@@ -496,7 +504,7 @@ def create_app(
     @app.get("/api/stats/{name}", response_model=None)
     async def stats(name: str) -> dict[str, Any] | JSONResponse:
         try:
-            figures = await lobby().store.player_stats(name)
+            figures = await lobby().store.player_stats(lookup_name(name))
         except StoreError as exc:
             return _error(400, exc.code, exc.message)
         return figures.to_dict()
