@@ -84,6 +84,7 @@ import websockets
 
 from slapjack.bots import PROFILES
 from slapjack.server import create_app
+from slapjack.server.connection import Limits
 from slapjack.server.fair import FairReferee
 
 
@@ -651,7 +652,12 @@ async def serve(data_dir: str, transport_rtt: bool = True, net: Any = None) -> A
     socket made in the server's namespace (reachable only from the clients'
     namespace); ``transport_rtt``: it reads its connections' ``TCP_INFO`` for
     the referee."""
-    app = create_app(data_dir=data_dir, test_hooks=True, transport_rtt=transport_rtt)
+    app = create_app(
+        data_dir=data_dir,
+        test_hooks=True,
+        transport_rtt=transport_rtt,
+        limits=Limits.relaxed(),  # every seat joins from one address
+    )
     sock: socket.socket | None = None
     if net is None:
         host = "127.0.0.1"

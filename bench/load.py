@@ -201,6 +201,7 @@ def start_server(
             "warning",
             "--referee",
             referee,
+            "--no-rate-limits",  # every simulated player comes from this one address
             *extra,
         ],
         stdout=subprocess.PIPE,

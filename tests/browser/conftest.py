@@ -94,6 +94,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         str(data),
         "--log-level",
         "warning",
+        "--no-rate-limits",  # every page of the session comes from 127.0.0.1
     ]
     with open(log, "w") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)

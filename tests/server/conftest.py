@@ -19,6 +19,7 @@ import uvicorn
 import websockets
 
 from slapjack.server import RoomTiming, create_app
+from slapjack.server.connection import Limits
 
 FAST = {
     "start_delay_ms": 0.0,
@@ -51,6 +52,7 @@ class LiveServer:
 
 def start_server(database_url: str | None, data_dir: Path, **kw: Any) -> LiveServer:
     kw.setdefault("timing", RoomTiming(**FAST))
+    kw.setdefault("limits", Limits.relaxed())  # the limits' own tests (test_limits.py) set them
     app = create_app(data_dir=data_dir, database_url=database_url, test_hooks=True, **kw)
     port = free_port()
     config = uvicorn.Config(

@@ -124,6 +124,11 @@ async def test_history_and_stats_of_unknown_things(http: httpx.AsyncClient) -> N
     assert (await http.get("/api/games", params={"limit": 0})).status_code == 422
     stats = (await http.get("/api/stats/Nobody-Here")).json()
     assert stats["name"] == "Nobody-Here" and stats["games"] == 0
+    # looked up in the form names are kept in (NFKC)
+    stats = (await http.get("/api/stats/\uff2eobody\u00a0 Here")).json()
+    assert stats["name"] == "Nobody Here"
+    games = await http.get("/api/games", params={"player": "\uff2eobody"})
+    assert games.status_code == 200 and games.json()["total"] == 0
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -161,4 +166,136 @@ async def test_a_missing_page_is_named(tmp_path: Path) -> None:
     assert r.status_code == 404 and r.json() == {
         "code": "no_page",
         "message": "the client page party.html is missing",
+    }
+
+
+# ------------------------------------------------------------------ names
+
+BAD_NAMES = [
+    ("Anna\u202e", "U+202E"),  # a bidi override
+    ("\u202eannA", "U+202E"),
+    ("An\u200bna", "U+200B"),  # zero-width space
+    ("An\u200dna", "U+200D"),  # zero-width joiner
+    ("Anna\x00", "U+0000"),
+    ("An\nna", "U+000A"),
+    ("An\tna", "U+0009"),
+    ("\ufeffAnna", "U+FEFF"),
+    ("Anna\u00ad", "U+00AD"),  # soft hyphen
+    ("Anna\u2028", "U+2028"),
+    ("Anna\ue000", "U+E000"),  # private use
+    ("\u3164", "U+3164"),  # Hangul filler only
+    ("\u3164\u3164 ", "U+3164"),
+    ("Anna\u3164", "U+3164"),
+    ("\u2800", "U+2800"),  # the blank Braille pattern
+    ("\u0301\u0301", "shows nothing"),  # combining marks only
+    ("\u0301Anna", "combining mark"),
+    ("Z" + "\u0301" * 5, "combining marks"),
+    ("     ", "empty"),
+    ("\u00a0\u2003", "empty"),  # spaces of other kinds
+    ("x" * 25, "longer than 24"),
+]
+
+
+@pytest.mark.parametrize(("name", "why"), BAD_NAMES)
+async def test_bad_player_names_are_refused(http: httpx.AsyncClient, name: str, why: str) -> None:
+    code = (await http.post("/api/rooms", json={})).json()["code"]
+    for path in (f"/api/rooms/{code}/join", "/api/play-now"):
+        r = await http.post(path, json={"name": name})
+        assert r.status_code == 422, (path, r.text)
+        body = r.json()
+        assert set(body) == {"code", "message"}
+        assert body["code"] == "bad_name", body
+        assert why in body["message"], body
+    if why not in ("empty", "longer than 24"):  # a room name may be empty, and 40 long
+        r = await http.post("/api/rooms", json={"name": name})
+        assert r.status_code == 422 and r.json()["code"] == "bad_name", r.text
+        assert "room name" in r.json()["message"]
+
+
+async def test_names_are_nfkc_normalised(http: httpx.AsyncClient) -> None:
+    code = (await http.post("/api/rooms", json={"name": "  Ｆｒｉｄａｙ   table "})).json()["code"]
+    assert (await http.get(f"/api/rooms/{code}")).json()["name"] == "Friday table"
+    first = (await http.post(f"/api/rooms/{code}/join", json={"name": "Anna"})).json()
+    # fullwidth letters and a decomposed é look like names already taken: they are
+    second = (await http.post(f"/api/rooms/{code}/join", json={"name": "\uff21nna"})).json()
+    assert (first["name"], second["name"]) == ("Anna", "Anna 2")
+    third = (await http.post(f"/api/rooms/{code}/join", json={"name": "Zoe\u0308"})).json()
+    assert third["name"] == "Zo\u00eb"
+    fourth = (await http.post(f"/api/rooms/{code}/join", json={"name": "東京 😀"})).json()
+    assert fourth["name"] == "東京 😀"
+
+
+async def test_a_taken_long_name_stays_within_24_characters(http: httpx.AsyncClient) -> None:
+    code = (await http.post("/api/rooms", json={})).json()["code"]
+    names = [
+        (await http.post(f"/api/rooms/{code}/join", json={"name": "x" * 24})).json()["name"]
+        for _ in range(3)
+    ]
+    assert names == ["x" * 24, "x" * 22 + " 2", "x" * 22 + " 3"]
+
+
+# ------------------------------------------------------------ error bodies
+
+
+@pytest.mark.parametrize(
+    ("content", "headers", "status", "code"),
+    [
+        (b'{"name": "A"', {"content-type": "application/json"}, 400, "bad_json"),
+        (b"[" * 5000 + b"]" * 5000, {"content-type": "application/json"}, 400, "bad_json"),
+        (
+            b'{"a":' * 3000 + b"1" + b"}" * 3000,
+            {"content-type": "application/json"},
+            400,
+            "bad_json",
+        ),
+        (b"\xff\xfe", {"content-type": "application/json"}, 400, "bad_json"),
+        (b'{"name": "A"}', {"content-type": "text/plain"}, 400, "bad_content_type"),
+        (b"name=A", {"content-type": "application/x-www-form-urlencoded"}, 400, "bad_content_type"),
+        (b"[1, 2]", {"content-type": "application/json"}, 422, "bad_request"),
+        (b'{"name": 5}', {"content-type": "application/json"}, 422, "bad_request"),
+        (b"", {"content-type": "application/json"}, 422, "bad_request"),
+    ],
+)
+async def test_bodies_that_do_not_parse(
+    http: httpx.AsyncClient, content: bytes, headers: dict[str, str], status: int, code: str
+) -> None:
+    room = (await http.post("/api/rooms", json={})).json()["code"]
+    r = await http.post(f"/api/rooms/{room}/join", content=content, headers=headers)
+    assert r.status_code == status, r.text
+    assert set(r.json()) == {"code", "message"}
+    assert r.json()["code"] == code and r.json()["message"]
+
+
+async def test_framework_errors_have_the_documented_shape(http: httpx.AsyncClient) -> None:
+    r = await http.get("/api/nothing-here")
+    assert r.status_code == 404 and r.json() == {"code": "not_found", "message": "Not Found"}
+    r = await http.delete("/api/rooms")
+    assert r.status_code == 405 and r.json()["code"] == "method_not_allowed"
+    assert "GET" in r.headers["allow"]
+    r = await http.get("/api/games/not-a-number")
+    assert r.status_code == 422 and r.json()["code"] == "bad_request"
+    assert "game_id" in r.json()["message"]
+
+
+async def test_a_server_failure_is_a_500_in_the_documented_shape(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from slapjack.server import create_app
+    from slapjack.store import SqliteStore
+
+    async def broken(self: object, name: str) -> None:
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(SqliteStore, "player_stats", broken)
+    app = create_app(data_dir=tmp_path)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://t") as client,
+    ):
+        r = await client.get("/api/stats/Anna")
+    assert r.status_code == 500
+    assert r.json() == {
+        "code": "internal_error",
+        "message": "the server failed on this request (it is logged)",
     }

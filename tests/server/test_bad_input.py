@@ -244,3 +244,144 @@ def test_fuzzed_frames_never_change_the_game(live: LiveServer, batch: list[str])
             await owner.close()
 
     asyncio.run(run())
+
+
+# -------------------------------------------------------------- strictness, ids
+
+
+@pytest.mark.parametrize(
+    ("frame", "where"),
+    [
+        ('{"v": true, "type": "flip", "token": "T", "flip_id": 0}', "v"),
+        ('{"v": 1.0, "type": "flip", "token": "T", "flip_id": 0}', "v"),
+        ('{"v": "1", "type": "flip", "token": "T", "flip_id": 0}', "v"),
+        ('{"v": 1, "type": "flip", "token": "T", "flip_id": 0.0}', "flip_id"),
+        ('{"v": 1, "type": "flip", "token": "T", "flip_id": false}', "flip_id"),
+        ('{"v": 1, "type": "slap", "token": "T", "flip_id": 0, "reaction_ms": "5"}', "reaction_ms"),
+        (
+            '{"v": 1, "type": "slap", "token": "T", "flip_id": 0, "reaction_ms": 5, "call": "true"}',
+            "call",
+        ),
+        (
+            '{"v": 1, "type": "slap", "token": "T", "flip_id": 0, "reaction_ms": 5, "call": 1}',
+            "call",
+        ),
+        (
+            '{"v": 1, "type": "slap", "token": "T", "flip_id": 0, "reaction_ms": true}',
+            "reaction_ms",
+        ),
+        (
+            '{"v": 1, "type": "slap", "token": "T", "flip_id": 0, "reaction_ms": 5, "shown_at": "1"}',
+            "shown_at",
+        ),
+        ('{"v": 1, "type": "pong", "id": "1", "client_time": 0}', "id"),
+        ('{"v": 1, "type": "pong", "id": 1, "client_time": "0"}', "client_time"),
+        ('{"v": 1, "type": "flip", "token": 5, "flip_id": 0}', "token"),
+        ('{"v": 1, "type": "flip", "token": "a b", "flip_id": 0}', "token"),
+        ('{"v": 1, "type": "flip", "token": "T", "flip_id": 0, "id": true}', "id"),
+        ('{"v": 1, "type": "flip", "token": "T", "flip_id": 0, "id": 1.5}', "id"),
+        ('{"v": 1, "type": "flip", "token": "T", "flip_id": 0, "id": "with space"}', "id"),
+        ('{"v": 1, "type": "flip", "token": "T", "flip_id": 0, "id": -1}', "id"),
+        (
+            '{"v": 1, "type": "flip", "token": "T", "flip_id": 0, "id": ' + '"' + "x" * 33 + '"}',
+            "id",
+        ),
+    ],
+)
+async def test_no_field_is_coerced(live: LiveServer, frame: str, where: str) -> None:
+    """Every field strict: a near miss is a typed ``bad_message`` naming the
+    field, and nothing happens (the token is the seat's own, so only the type
+    stops it)."""
+    ca, cb = await two_players(live)
+    try:
+        before = version(ca)
+        await ca.send_raw(frame.replace('"T"', json.dumps(ca.token)))
+        err = await expect_error(ca, "bad_message")
+        assert where in err["message"], err
+        assert version(ca) == before
+        await ca.act("flip", flip_id=0)
+        await ca.wait(lambda c: c.view is not None and c.view["flips"] == 1)
+    finally:
+        await ca.close()
+        await cb.close()
+
+
+async def answer(client: Client, frame: str | dict[str, Any]) -> dict[str, Any]:
+    """Send ``frame`` and return the next error frame after it."""
+    start = len(client.frames)
+    if isinstance(frame, str):
+        await client.send_raw(frame)
+    else:
+        await client.send(frame)
+    return await client.wait_frame(lambda f: f["type"] == "error", timeout=5, start=start)
+
+
+async def test_error_frames_carry_the_id_they_answer(live: LiveServer) -> None:
+    ca, cb = await two_players(live)
+    try:
+        flip = {"type": "flip", "token": ca.token}
+        err = await answer(ca, {**flip, "flip_id": 7, "id": "f-1"})  # refused by the room
+        assert (err["code"], err["id"]) == ("stale_flip", "f-1")
+        err = await answer(cb, {"type": "flip", "token": cb.token, "flip_id": 0, "id": 41})
+        assert (err["code"], err["id"]) == ("not_your_turn", 41)
+        err = await answer(ca, '{"v": 1, "type": "flip", "token": 5, "flip_id": 0, "id": 9}')
+        assert (err["code"], err["id"]) == ("bad_message", 9)  # refused at the edge
+        err = await answer(ca, '{"v": 1, "type": "dance", "id": "x:2"}')
+        assert (err["code"], err["id"]) == ("bad_message", "x:2")
+        err = await answer(ca, '{"v": 1, "type": "flip", "id": true}')
+        assert (err["code"], err["id"]) == ("bad_message", None)  # a bad id is not echoed
+        err = await answer(ca, "{broken")
+        assert (err["code"], err["id"]) == ("bad_json", None)
+        err = await answer(ca, {**flip, "flip_id": 9})
+        assert (err["code"], err["id"]) == ("stale_flip", None)  # no id: null
+    finally:
+        await ca.close()
+        await cb.close()
+
+
+async def test_hello_answers_with_its_id(live: LiveServer) -> None:
+    code = await make_room(live, seats=2)
+    a = await join(live, code, "A")
+    client = Client(live.ws_url, code, a["token"])
+    await client.connect(hello=False)
+    try:
+        await client.send({"type": "hello", "token": a["token"], "id": "h1"})
+        welcome = await client.wait_frame(lambda f: f["type"] == "welcome")
+        assert welcome["id"] == "h1" and welcome["seat"] == 0
+        await client.send({"type": "hello", "token": a["token"], "id": 2})
+        assert (await expect_error(client, "bad_message"))["id"] == 2
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize("playing", [False, True])
+async def test_leave_gives_a_fresh_spectator_welcome(live: LiveServer, playing: bool) -> None:
+    code = await make_room(live, seats=2 if playing else 3)
+    a, b = await join(live, code, "A"), await join(live, code, "B")
+    ca, cb = Client(live.ws_url, code, a["token"]), Client(live.ws_url, code, b["token"])
+    await ca.connect()
+    await cb.connect()
+    try:
+        if playing:
+            await ca.wait(lambda c: c.view is not None)
+        else:
+            await ca.wait(lambda c: bool(c.updates))
+        start = len(ca.frames)
+        await ca.act("leave", id="bye")
+        welcome = await ca.wait_frame(lambda f: f["type"] == "welcome", start=start)
+        assert welcome["seat"] is None and welcome["name"] is None and welcome["id"] == "bye"
+        seats = welcome["room"]["seats"]
+        if playing:
+            assert seats[0]["name"] == "A" and seats[0]["bot"] == "casual"
+        else:
+            assert seats[0]["name"] is None
+        after = ca.frames.index(welcome)
+        update = await ca.wait_frame(lambda f: f["type"] == "update", start=after)
+        if playing:
+            assert update["view"]["seat"] is None
+        # the old token is spent: acting now is a spectator's error
+        await ca.act("flip", flip_id=0, id=3)
+        assert (await expect_error(ca, "spectator"))["id"] == 3
+    finally:
+        await ca.close()
+        await cb.close()

@@ -134,11 +134,22 @@ def serve(
             help="Offer permessage-deflate on WebSockets (fewer bytes, more CPU and latency).",
         ),
     ] = False,
+    rate_limits: Annotated[
+        bool,
+        typer.Option(
+            "--rate-limits/--no-rate-limits",
+            help="Limit each client address's room creations, joins, play-now games, "
+            "sockets, and each seat token's frames (docs/protocol.md, Limits). "
+            "Off: for load tests on one machine; the room cap, the expiry of "
+            "empty rooms and each socket's flood limits stay.",
+        ),
+    ] = True,
 ) -> None:
     """Start the web game and print its address."""
     import uvicorn
 
     from slapjack.server import create_app
+    from slapjack.server.connection import Limits
     from slapjack.server.referee import REFEREES, referee_factory
 
     if referee is not None and referee not in REFEREES:
@@ -160,6 +171,7 @@ def serve(
         transport_rtt=tcp_info,
         floor_ms=anticipation_floor_ms,
         resolution_ms=tie_resolution_ms,
+        limits=Limits() if rate_limits else Limits.relaxed(),
     )
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

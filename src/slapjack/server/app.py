@@ -13,6 +13,9 @@ import ipaddress
 import logging
 import os
 import socket
+import time
+import unicodedata
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import fields
 from functools import partial
@@ -25,6 +28,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from slapjack.core import SlapjackError, parse_deck
@@ -32,17 +37,28 @@ from slapjack.store import SqliteStore, StoreError, open_store
 from slapjack.store.base import Store
 
 from .clocksync import TCP_INFO_SIZE, parse_tcp_info
-from .connection import Conn, RateLimit
+from .connection import (
+    CLOSE_NOT_READING,
+    Conn,
+    KeyedLimiter,
+    Limits,
+    client_key,
+    per_minute,
+    retry_seconds,
+)
 from .lobby import Lobby
 from .metrics import METRICS
 from .models import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
+    NAME_FORM,
     CreateRoom,
+    Hello,
     Joined,
     JoinRoom,
     PlayNow,
     Pong,
+    _frame_id,
 )
 from .referee import RefereeFactory, TrustingReferee, referee_factory
 from .room import Room, RoomError, RoomSetup, RoomTiming
@@ -67,6 +83,76 @@ pings, and a phone's jitter needs many pings for a small forgery to show
 (measured in docs/benchmarks.md: a ping every 2 s let a 30 ms forger on a 4G
 seat keep its gain twice as long). A ping is a few dozen bytes each way."""
 TEST_HOOKS_ENV = "SLAPJACK_TEST_HOOKS"
+CLOSE_FLOOD: Final = 1008
+"""Close code of a socket that sends too many frames, or one socket too many from its address."""
+ABORT_AFTER_S: Final = 2.0
+"""A socket closed as not reading whose close frame cannot even be written
+after this long is dropped (TCP abort)."""
+
+HTTP_CODES: Final = {
+    400: "bad_json",
+    404: "not_found",
+    405: "method_not_allowed",
+    500: "internal_error",
+}
+"""The ``code`` of an HTTP error the framework raises (not one of the game's
+own): FastAPI's only 400 is a body it could not parse; any other status
+becomes ``http_<status>``."""
+
+
+class _QuietBadUtf8(logging.Filter):
+    """uvicorn logs an ERROR with a traceback for every text frame that is not
+    UTF-8 (it closes that socket with 1007 before the app sees the frame): a
+    log flood anyone can cause. This filter on ``uvicorn.error`` counts them
+    (``/api/metrics`` ``counts.bad_utf8``) and lets at most one line through
+    every ``every_s`` seconds, as a warning without the traceback."""
+
+    MESSAGE: Final = "Invalid UTF-8 sequence received from client."
+
+    def __init__(self, every_s: float = 60.0) -> None:
+        super().__init__()
+        self.every_s = every_s
+        self._last = -float("inf")
+        self._since = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != self.MESSAGE:
+            return True
+        METRICS.count("bad_utf8")
+        self._since += 1
+        now = time.monotonic()
+        if now - self._last < self.every_s:
+            return False
+        self._last = now
+        record.msg = (
+            "invalid UTF-8 in a text frame: socket closed with 1007 "
+            "(%d such frame(s) since the last line like this)"
+        )
+        record.args = (self._since,)
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info = None
+        record.exc_text = None
+        self._since = 0
+        return True
+
+
+BAD_UTF8_FILTER: Final = _QuietBadUtf8()
+
+
+class _IdProbe(BaseModel):
+    """Only the ``id`` of a frame that did not validate (to answer it)."""
+
+    model_config = ConfigDict(extra="ignore")
+    id: Any = None
+
+
+def answer_id(text: str) -> int | str | None:
+    """The valid ``id`` of a frame that failed validation, else ``None``."""
+    try:
+        raw = _IdProbe.model_validate_json(text).id
+        return _frame_id(raw) if raw is not None else None
+    except (ValidationError, PydanticCustomError):
+        return None
 
 
 class TestRoom(BaseModel):
@@ -82,8 +168,33 @@ class TestRoom(BaseModel):
     referee: Literal["fair", "arrival", "trusting"] | None = None
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"code": code, "message": message}, status_code=status)
+def lookup_name(name: str) -> str:
+    """A name to look up (history, stats) in the form names are kept in (NFKC,
+    single spaces), so ``Ａｎｎａ`` finds ``Anna``; nothing is refused here."""
+    return " ".join(unicodedata.normalize(NAME_FORM, name).split())
+
+
+def _error(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
+
+
+def _validation_error(exc: RequestValidationError) -> JSONResponse:
+    """A request that did not validate: 400 for a body that is not JSON (malformed,
+    too deeply nested, or not sent as JSON), else 422; ``bad_name`` for a refused name."""
+    errors = exc.errors()
+    first = errors[0] if errors else {}
+    kind = first.get("type", "")
+    loc = tuple(first.get("loc", ()))
+    if kind == "json_invalid":
+        detail = (first.get("ctx") or {}).get("error") or first.get("msg", "")
+        return _error(400, "bad_json", f"the body is not valid JSON: {detail}")
+    if loc == ("body",) and isinstance(first.get("input"), bytes | bytearray):
+        return _error(400, "bad_content_type", "the body must be JSON (application/json)")
+    where = ".".join(str(p) for p in loc if p != "body")
+    code = kind if kind in ("bad_name",) else "bad_request"
+    return _error(422, code, f"{where}: {first.get('msg', 'invalid')}".strip(": "))
 
 
 def create_app(
@@ -99,6 +210,7 @@ def create_app(
     transport_rtt: bool = True,
     floor_ms: float | None = None,
     resolution_ms: float | None = None,
+    limits: Limits | None = None,
 ) -> FastAPI:
     """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
     records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
@@ -111,21 +223,37 @@ def create_app(
     estimate of each client's connection (``TCP_INFO``, see :func:`tcp_rtt`) for
     the fair referee; ``False`` leaves the referee to the clock-sync pings alone.
     ``floor_ms``, ``resolution_ms``: the fair referee's anticipation floor and
-    tie resolution (``None``: its defaults; ``ValueError`` when out of range)."""
+    tie resolution (``None``: its defaults; ``ValueError`` when out of range).
+    ``limits``: what one client may ask (:class:`Limits`; ``None``: the defaults)."""
     factory: RefereeFactory = referee_factory(
         referee, floor_ms=floor_ms, resolution_ms=resolution_ms
     )
     hooks = test_hooks if test_hooks is not None else os.environ.get(TEST_HOOKS_ENV) == "1"
     static = static_dir or STATIC_DIR
     state: dict[str, Any] = {}
+    lim = limits or Limits()
+    creations = per_minute(lim.create_burst, lim.create_per_minute)
+    joins = per_minute(lim.join_burst, lim.join_per_minute)
+    quick_games = per_minute(lim.play_now_burst, lim.play_now_per_minute)
+    tokens = KeyedLimiter(lim.token_frames_per_second, lim.token_frames_per_second)
+    sockets: Counter[str] = Counter()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own = store is None
         st = store if store is not None else await open_store(database_url, data_dir)
-        lobby = Lobby(st, factory, timing=timing, write_ahead=write_ahead)
+        lobby = Lobby(
+            st,
+            factory,
+            timing=timing,
+            write_ahead=write_ahead,
+            max_rooms=lim.max_rooms,
+            empty_room_s=lim.empty_room_s,
+        )
         state["lobby"] = lobby
         app.state.lobby = lobby
+        logging.getLogger("uvicorn.error").addFilter(BAD_UTF8_FILTER)
+        lobby.start()
         watcher = asyncio.create_task(METRICS.watch_loop())
         METRICS.watch_gc()
         resumed = await lobby.resume()
@@ -147,9 +275,32 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return _error(422, "bad_request", f"{where}: {first.get('msg', 'invalid')}".strip(": "))
+        return _validation_error(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
+        message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        return _error(exc.status_code, code, message, dict(exc.headers or {}))
+
+    @app.exception_handler(Exception)
+    async def _server_error(request: Request, exc: Exception) -> JSONResponse:
+        log.error("%s %s failed: %r", request.method, request.url.path, exc)
+        return _error(500, "internal_error", "the server failed on this request (it is logged)")
+
+    def limited(request: Request, limiter: KeyedLimiter, what: str) -> JSONResponse | None:
+        """``None`` if the client may go on, else its ``429`` with ``Retry-After``."""
+        wait = limiter.hit(client_key(request.client.host if request.client else None))
+        if wait is None:
+            return None
+        METRICS.count(f"rate_limited:{what}")
+        seconds = retry_seconds(wait)
+        return _error(
+            429,
+            "rate_limited",
+            f"too many {what} requests from your address: try again in {seconds} s",
+            {"Retry-After": str(seconds)},
+        )
 
     # ------------------------------------------------------------- pages
 
@@ -200,21 +351,34 @@ def create_app(
         try:
             return lobby().create(settings, setup=setup, timing=room_timing, referee=ref)
         except SlapjackError as exc:
-            return _error(422 if exc.code != "server_full" else 503, exc.code, exc.message)
+            if exc.code == "server_full":
+                after = str(lim.full_retry_after_s)
+                return _error(503, exc.code, exc.message, {"Retry-After": after})
+            return _error(422, exc.code, exc.message)
 
-    @app.get("/api/rooms")
-    async def list_rooms(all: bool = False) -> dict[str, Any]:
-        rooms = [
-            room.info().model_dump()
+    @app.get("/api/rooms", response_model=None)
+    async def list_rooms(
+        all: bool = False,
+        limit: Annotated[int, Query(ge=1)] = 50,
+        offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    ) -> dict[str, Any] | JSONResponse:
+        if limit > lim.rooms_page_max:
+            return _error(422, "bad_request", f"limit: at most {lim.rooms_page_max} rooms a page")
+        listed = [
+            room
             for room in lobby().rooms.values()
             if room.settings.public
             and room.status != "closed"
             and (all or (room.status == "waiting" and room.free_seats() > 0))
         ]
-        return {"rooms": rooms}
+        page = [room.info().model_dump() for room in listed[offset : offset + limit]]
+        return {"rooms": page, "total": len(listed), "limit": limit, "offset": offset}
 
     @app.post("/api/rooms", response_model=None)
-    async def post_room(settings: CreateRoom) -> dict[str, str] | JSONResponse:
+    async def post_room(request: Request, settings: CreateRoom) -> dict[str, str] | JSONResponse:
+        refused = limited(request, creations, "room creation")
+        if refused is not None:
+            return refused
         room = create_room(settings)
         if isinstance(room, JSONResponse):
             return room
@@ -228,7 +392,10 @@ def create_app(
         return Joined(code=room.code, seat=seat, token=token, name=taken, url=f"/r/{room.code}")
 
     @app.post("/api/play-now", response_model=None)
-    async def play_now(body: PlayNow) -> Joined | JSONResponse:
+    async def play_now(request: Request, body: PlayNow) -> Joined | JSONResponse:
+        refused = limited(request, quick_games, "play-now")
+        if refused is not None:
+            return refused
         settings = CreateRoom(
             name=f"{body.name} vs bots",
             bots={"1": "casual", "2": "casual", "3": "casual"},
@@ -247,7 +414,10 @@ def create_app(
         return room.info().model_dump()
 
     @app.post("/api/rooms/{code}/join", response_model=None)
-    async def join_room(code: str, body: JoinRoom) -> Joined | JSONResponse:
+    async def join_room(request: Request, code: str, body: JoinRoom) -> Joined | JSONResponse:
+        refused = limited(request, joins, "join")
+        if refused is not None:
+            return refused
         room = lobby().get(code)
         if room is None:
             return _error(404, "unknown_room", f"no room {code!r}")
@@ -295,6 +465,8 @@ def create_app(
         offset: Annotated[int, Query(ge=0)] = 0,
         player: Annotated[str | None, Query(max_length=100)] = None,
     ) -> dict[str, Any] | JSONResponse:
+        if player is not None:
+            player = lookup_name(player)
         try:
             st = lobby().store
             games = await st.list_games(limit, offset, player)
@@ -332,7 +504,7 @@ def create_app(
     @app.get("/api/stats/{name}", response_model=None)
     async def stats(name: str) -> dict[str, Any] | JSONResponse:
         try:
-            figures = await lobby().store.player_stats(name)
+            figures = await lobby().store.player_stats(lookup_name(name))
         except StoreError as exc:
             return _error(400, exc.code, exc.message)
         return figures.to_dict()
@@ -384,19 +556,49 @@ def create_app(
         await ws.accept()
         room = lobby().get(code)
         if room is None or room.status == "closed":
-            await ws.send_json({"type": "error", "code": "room_closed", "message": "no such room"})
+            await ws.send_json(
+                {"type": "error", "code": "room_closed", "message": "no such room", "id": None}
+            )
             await ws.close(4004, "no such room")
             return
-        await serve_socket(room, ws, transport_rtt=transport_rtt)
+        key = client_key(ws.client.host if ws.client else None)
+        if sockets[key] >= lim.sockets_per_address:
+            METRICS.count("rate_limited:sockets")
+            await ws.send_json(
+                {
+                    "type": "error",
+                    "code": "too_many_sockets",
+                    "message": f"at most {lim.sockets_per_address} sockets from one address",
+                    "id": None,
+                }
+            )
+            await ws.close(CLOSE_FLOOD, "too many sockets")
+            return
+        sockets[key] += 1
+        try:
+            await serve_socket(room, ws, transport_rtt=transport_rtt, limits=lim, tokens=tokens)
+        finally:
+            sockets[key] -= 1
+            if sockets[key] <= 0:
+                del sockets[key]
 
     return app
 
 
-async def _pinger(room: Room, conn: Conn) -> None:
+async def _pinger(room: Room, conn: Conn, ws: WebSocket | None, not_reading_s: float) -> None:
+    """Clock-sync pings, and the check that the client still reads its frames."""
     ping_id = 0
     delay = PING_FIRST_S
     while not conn.closed:
         await asyncio.sleep(delay)
+        if ws is not None and not conn.closed and not_reading(conn, ws, not_reading_s):
+            log.warning("room %s: %r does not read its frames: closing it (1013)", room.code, conn)
+            METRICS.count(f"close:{CLOSE_NOT_READING}")
+            conn.close(CLOSE_NOT_READING, "not reading", drop=True)
+            await asyncio.sleep(ABORT_AFTER_S)
+            if conn.waiting_s() >= ABORT_AFTER_S:  # not even the close frame went out
+                _abort(ws)
+            return
         if not conn.greeted:
             continue
         ping_id += 1
@@ -404,6 +606,45 @@ async def _pinger(room: Room, conn: Conn) -> None:
         conn.send_json({"type": "ping", "id": ping_id, "server_time": round(now, 3)})
         room.on_ping_sent(conn, ping_id, now)
         delay = PING_FIRST_S if ping_id < PING_FIRST_COUNT else PING_EVERY_S
+
+
+def _ws_protocol(ws: WebSocket) -> Any:
+    """uvicorn's protocol object behind ``ws`` (``None`` under other servers)."""
+    return getattr(getattr(ws, "_receive", None), "__self__", None)
+
+
+def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> bool:
+    """True when the client has stopped reading: a frame queued for it has not
+    gone out for ``limit_s`` seconds, or the WebSocket layer's keepalive ping
+    has gone unanswered for ``limit_s`` (at most half of uvicorn's ping
+    timeout, so this is seen before uvicorn would drop the socket with 1011)."""
+    if conn.waiting_s() > limit_s:
+        return True
+    proto = _ws_protocol(ws)
+    if proto is None:
+        return False
+    timeout = getattr(proto, "ping_timeout", None)
+    if isinstance(timeout, int | float) and timeout > 0:
+        limit_s = min(limit_s, timeout / 2)
+    loop = getattr(proto, "loop", None)
+    if loop is None:
+        return False
+    sent: float | None = None
+    if getattr(proto, "pending_ping_payload", None) is not None:  # uvicorn's websockets-sansio
+        sent = getattr(proto, "ping_sent_at", None)
+    else:  # uvicorn's legacy websockets protocol: {payload: (future, sent_at)}
+        pings = getattr(proto, "pings", None)
+        if isinstance(pings, dict) and pings:
+            stamps = [v[1] for v in pings.values() if isinstance(v, tuple) and len(v) == 2]
+            sent = min(stamps) if stamps else None
+    return isinstance(sent, float) and loop.time() - sent > limit_s
+
+
+def _abort(ws: WebSocket) -> None:
+    transport = getattr(_ws_protocol(ws), "transport", None)
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.abort()
 
 
 def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
@@ -450,44 +691,80 @@ def _measurable_socket(ws: WebSocket) -> Any:
     return sock
 
 
-async def serve_socket(room: Room, ws: WebSocket, *, transport_rtt: bool = True) -> None:
+async def serve_socket(
+    room: Room,
+    ws: WebSocket,
+    *,
+    transport_rtt: bool = True,
+    limits: Limits | None = None,
+    tokens: KeyedLimiter | None = None,
+) -> None:
     """Read one client's frames until it leaves; check each at the edge.
     ``transport_rtt``: after each pong, pass the kernel's round-trip estimate
-    (:func:`tcp_rtt`) to the room's referee."""
-    conn = Conn(ws)
-    conn.limit = RateLimit(room.timing.rate_limit, room.timing.rate_limit)
+    (:func:`tcp_rtt`) to the room's referee. ``tokens`` limits the game frames
+    of one seat token over all of its sockets.
+
+    Each frame counts toward one of the socket's limits: ``hello`` and ``pong``
+    toward ``control`` (``limits.control_*``), everything else (game frames and
+    frames that do not validate) toward ``limit`` (``room.timing.rate_limit``).
+    Beyond either the socket gets a ``rate_limited`` error and is closed (1008)."""
+    lim = limits or Limits()
+    conn = Conn(
+        ws,
+        frame_rate=room.timing.rate_limit,
+        control_rate=lim.control_per_second,
+        control_burst=lim.control_burst,
+    )
     writer = asyncio.create_task(conn.writer())
-    pinger = asyncio.create_task(_pinger(room, conn))
+    pinger = asyncio.create_task(_pinger(room, conn, ws, lim.not_reading_s))
     try:
         while not conn.closed:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
             at = room.now()
-            if not conn.limit.allow():
-                log.warning("room %s: %r floods: closing it", room.code, conn)
-                conn.error("rate_limited", "more than 30 frames a second")
-                conn.close(1008, "rate limited")
-                break
             text = message.get("text")
+            msg: Any = None
+            refusal: tuple[str, str] | None = None
             if text is None:
-                conn.error("bad_message", "frames are JSON text, not binary")
-                continue
-            if len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
+                refusal = ("bad_message", "frames are JSON text, not binary")
+            elif len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
                 log.info("room %s: %r: frame of %d chars", room.code, conn, len(text))
-                conn.error("too_large", f"frames are at most {MAX_FRAME_BYTES} bytes")
-                continue
-            try:
-                msg = CLIENT_MESSAGE.validate_json(text)
-            except ValidationError as exc:
-                errors = exc.errors()
-                if any(e["type"] == "json_invalid" for e in errors):
-                    conn.error("bad_json", "not valid JSON")
-                else:
-                    first = errors[0]
-                    where = ".".join(str(p) for p in first["loc"])
-                    conn.error("bad_message", f"{where}: {first['msg']}"[:200])
-                log.info("room %s: %r: bad frame", room.code, conn)
+                refusal = ("too_large", f"frames are at most {MAX_FRAME_BYTES} bytes")
+            else:
+                try:
+                    msg = CLIENT_MESSAGE.validate_json(text)
+                except ValidationError as exc:
+                    errors = exc.errors()
+                    if any(e["type"] == "json_invalid" for e in errors):
+                        refusal = ("bad_json", "not valid JSON")
+                    else:
+                        first = errors[0]
+                        where = ".".join(str(p) for p in first["loc"])
+                        refusal = ("bad_message", f"{where}: {first['msg']}"[:200])
+            control = isinstance(msg, Pong | Hello)
+            bucket = conn.control if control else conn.limit
+            flood = not bucket.allow()
+            token = getattr(msg, "token", None) if msg is not None and not control else None
+            if not flood and token is not None and tokens is not None:
+                flood = tokens.hit(token) is not None
+            if flood:
+                what = "hello/pong" if control else "game"
+                log.warning("room %s: %r floods (%s frames): closing it", room.code, conn, what)
+                METRICS.count(f"close:{CLOSE_FLOOD}")
+                limit = lim.control_per_second if control else room.timing.rate_limit
+                conn.error(
+                    "rate_limited",
+                    f"more than {limit:g} {what} frames a second",
+                    msg.id if msg is not None else answer_id(text) if text else None,
+                )
+                conn.close(CLOSE_FLOOD, "rate limited")
+                break
+            if refusal is not None:
+                conn.error(
+                    *refusal, answer_id(text) if text and len(text) <= MAX_FRAME_BYTES else None
+                )
+                log.info("room %s: %r: bad frame (%s)", room.code, conn, refusal[0])
                 continue
             if isinstance(msg, Pong):
                 room.on_pong(conn, msg, at)

@@ -1,14 +1,20 @@
-"""The rooms of one server: codes, creation, lookup, resume after a restart."""
+"""The rooms of one server: codes, creation, lookup, resume after a restart,
+and the end of rooms nobody uses (empty rooms expire; a full server makes way)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 from slapjack.store.base import Store
 
+from .metrics import METRICS
 from .models import CreateRoom
 from .referee import RefereeFactory
 from .room import Room, RoomError, RoomSetup, RoomTiming
@@ -19,6 +25,15 @@ CODE_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Room code letters: no I, L, O, 0 or 1 (easy to confuse when read aloud)."""
 CODE_LENGTH: Final = 6
 MAX_ROOMS: Final = 20_000
+EMPTY_ROOM_S: Final = 120.0
+
+
+def is_empty(room: Room) -> bool:
+    """A room still waiting for its players in which no seated human has ever
+    connected (a seat taken over HTTP but never used counts as nobody;
+    spectators do not count): such a room expires, and makes way first when
+    the server is full."""
+    return room.status == "waiting" and not any(seat.human and seat.seen for seat in room.seats)
 
 
 def new_code() -> str:
@@ -40,8 +55,14 @@ class Lobby:
         timing: RoomTiming | None = None,
         clock: Callable[[], float] | None = None,
         write_ahead: bool = True,
+        max_rooms: int = MAX_ROOMS,
+        empty_room_s: float = EMPTY_ROOM_S,
     ) -> None:
         self.write_ahead = write_ahead
+        self.max_rooms = max_rooms
+        self.empty_room_s = empty_room_s
+        self._empty_since: dict[str, float] = {}
+        self._sweeper: asyncio.Task[None] | None = None
         self.store = store
         self.referee = referee
         self.timing = timing
@@ -59,9 +80,11 @@ class Lobby:
         timing: RoomTiming | None = None,
         referee: RefereeFactory | None = None,
     ) -> Room:
-        """A new room with its task running. Bad rules raise ``RulesError``."""
-        if len(self.rooms) >= MAX_ROOMS:
-            raise RoomError("this server has too many rooms", code="server_full")
+        """A new room with its task running. Bad rules raise ``RulesError``; a
+        full server first closes its oldest empty rooms (:func:`is_empty`), and
+        raises ``RoomError("server_full")`` only if none is empty."""
+        if len(self.rooms) >= self.max_rooms:
+            self._make_way()
         code = new_code()
         while code in self.rooms:
             code = new_code()
@@ -77,12 +100,62 @@ class Lobby:
         )
         room.write_ahead = self.write_ahead
         self.rooms[code] = room
+        self._empty_since[code] = time.monotonic()
         room.start()
         return room
 
-    def _closed(self, room: Room) -> None:
+    def _make_way(self) -> None:
+        batch = max(1, self.max_rooms // 100)
+        oldest = [room for room in self.rooms.values() if is_empty(room)][:batch]
+        if not oldest and len(self.rooms) >= self.max_rooms:
+            METRICS.count("server_full")
+            raise RoomError("this server has too many rooms", code="server_full")
+        for room in oldest:
+            log.info("room %s: closed to make way (the server is full)", room.code)
+            self._drop(room)
+            room.submit(room.close)
+        METRICS.count("rooms_evicted", len(oldest))
+
+    def _drop(self, room: Room) -> None:
         if self.rooms.get(room.code) is room:
             del self.rooms[room.code]
+        self._empty_since.pop(room.code, None)
+
+    def _closed(self, room: Room) -> None:
+        self._drop(room)
+
+    def start(self) -> None:
+        """Start expiring empty rooms (call from the running event loop)."""
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_loop())
+
+    async def _sweep_loop(self) -> None:
+        every = max(0.05, min(5.0, self.empty_room_s / 4))
+        while True:
+            await asyncio.sleep(every)
+            self.sweep()
+
+    def sweep(self, now: float | None = None) -> int:
+        """Close rooms that have been empty for ``empty_room_s``; returns how many."""
+        now = time.monotonic() if now is None else now
+        expired = 0
+        for code, room in list(self.rooms.items()):
+            if not is_empty(room):
+                self._empty_since.pop(code, None)
+                continue
+            since = self._empty_since.setdefault(code, now)
+            if now - since >= self.empty_room_s:
+                expired += 1
+                self._empty_since.pop(code, None)
+                room.submit(partial(self._expire, room))
+        return expired
+
+    def _expire(self, room: Room) -> None:
+        """In the room's task: close it if it is still empty."""
+        if is_empty(room):
+            log.info("room %s: nobody joined within %.0f s, closing", room.code, self.empty_room_s)
+            METRICS.count("rooms_expired")
+            room.close()
 
     async def resume(self) -> int:
         """Rebuild every live room the store holds; returns how many."""
@@ -107,6 +180,12 @@ class Lobby:
         return count
 
     async def shutdown(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
         for room in list(self.rooms.values()):
             await room.stop()
         self.rooms.clear()
+        self._empty_since.clear()

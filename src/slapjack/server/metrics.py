@@ -41,7 +41,15 @@ class Metrics:
         self.gc_ms: deque[float] = deque(maxlen=SAMPLES)
         self.inputs = 0
         self.frames = 0
+        self.counts: dict[str, int] = {}
+        """Refusals and closes by kind (``rate_limited:create``, ``close:1013``,
+        ``bad_utf8``, ``rooms_expired``…): see :meth:`count`."""
+        self.dropped_frames = 0
+        """Frames dropped unsent because their socket was closed as not reading."""
         self._gc_start = 0.0
+
+    def count(self, kind: str, n: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
 
     def watch_gc(self) -> None:
         """Record how long each garbage collection pauses the process."""
@@ -62,6 +70,8 @@ class Metrics:
         self.gc_ms.clear()
         self.inputs = 0
         self.frames = 0
+        self.counts.clear()
+        self.dropped_frames = 0
 
     async def watch_loop(self, every: float = 0.05) -> None:
         """Sample how late ``asyncio.sleep`` wakes up (a blocked loop shows here)."""
@@ -74,6 +84,8 @@ class Metrics:
         return {
             "inputs": self.inputs,
             "frames": self.frames,
+            "counts": dict(sorted(self.counts.items())),
+            "dropped_frames": self.dropped_frames,
             "queue_lag_ms": _summary(self.queue_lag_ms),
             "write_ms": _summary(self.write_ms),
             "loop_lag_ms": _summary(self.loop_lag_ms),

@@ -478,8 +478,10 @@ class Room:
         free = [s for s, seat in enumerate(self.seats) if not seat.taken]
         if not free:
             raise RoomError("every seat is taken", code="room_full")
+        from .models import MAX_PLAYER_NAME
+
         name = " ".join(name.split()) or "Player"
-        name = self._unique_name(name[:24])
+        name = self._unique_name(name[:MAX_PLAYER_NAME])
         token = secrets.token_urlsafe(24)
         s = free[0]
         self.seats[s] = SeatState(name=name, token_hash=hash_token(token))
@@ -488,13 +490,18 @@ class Room:
         return s, token, name
 
     def _unique_name(self, name: str) -> str:
+        from .models import MAX_PLAYER_NAME
+
         taken = {seat.name for seat in self.seats if seat.name}
         if name not in taken:
             return name
         k = 2
-        while f"{name} {k}" in taken:
+        while True:
+            suffix = f" {k}"
+            candidate = name[: MAX_PLAYER_NAME - len(suffix)].rstrip() + suffix
+            if candidate not in taken:
+                return candidate
             k += 1
-        return f"{name} {k}"
 
     def _controller(self, s: int) -> Bot | None:
         """The bot that plays seat ``s`` now (a bot seat, or a covered human)."""
@@ -527,14 +534,14 @@ class Room:
     def connect(self, conn: Conn, hello: Hello) -> None:
         """A socket said hello (room task)."""
         if self.status == "closed":
-            conn.error("room_closed", "this room is closed")
+            conn.error("room_closed", "this room is closed", hello.id)
             conn.close(4004, "room closed")
             return
         seat_no: int | None = None
         if hello.token is not None:
             seat_no = self._seat_of_token(hello.token)
             if seat_no is None:
-                conn.error("bad_token", "this token belongs to no seat of this room")
+                conn.error("bad_token", "this token belongs to no seat of this room", hello.id)
                 conn.close(4001, "bad token")
                 return
         conn.seat = seat_no
@@ -562,6 +569,7 @@ class Room:
                         "room": self.info().model_dump(),
                         "seat": seat_no,
                         "name": name,
+                        "id": hello.id,
                     }
                 ),
             )
@@ -619,16 +627,15 @@ class Room:
             elif isinstance(msg, RematchMsg):
                 self._rematch(self._auth(conn, msg.token))
             elif isinstance(msg, LeaveMsg):
-                self._leave(self._auth(conn, msg.token))
+                self._leave(self._auth(conn, msg.token), msg.id)
             elif isinstance(msg, StartMsg):
                 self._start_now(self._auth(conn, msg.token))
             else:
                 raise RoomError(f"unexpected message {type(msg).__name__}", code="bad_message")
         except SlapjackError as exc:
             log.info("room %s: %r: refused %s: %s", self.code, conn, exc.code, exc.message)
-            self._out.frames.append(
-                (conn, _dumps({"type": "error", "code": exc.code, "message": exc.message}))
-            )
+            error = {"type": "error", "code": exc.code, "message": exc.message, "id": msg.id}
+            self._out.frames.append((conn, _dumps(error)))
 
     def _auth(self, conn: Conn, token: str) -> int:
         if self.status == "closed":
@@ -753,24 +760,29 @@ class Room:
             self._ops.append(lambda: self.store.update_settings(self.code, settings))
             self._update([])
 
-    def _leave(self, s: int) -> None:
+    def _leave(self, s: int, answer: int | str | None = None) -> None:
+        """Give up seat ``s``: its sockets become spectators' and each gets a
+        fresh ``welcome`` (``answer``: the ``id`` of the ``leave`` frame)."""
         seat = self.seats[s]
-        for conn in self.conns:
-            if conn.seat == s:
-                conn.seat = None
+        leaving = [conn for conn in self.conns if conn.seat == s]
+        for conn in leaving:
+            conn.seat = None
         seat.conns = 0
         self._cancel(f"grace:{s}")
         if self.status == "waiting":
             self.seats[s] = SeatState()
-            self._update([])
-            return
-        seat.token_hash = None
-        seat.bot = self.timing.cover_level
-        seat.covered = False
-        self._bots.pop(s, None)
-        name = seat.name or ""
-        level = seat.bot
-        self._ops.append(lambda: self.store.set_seat(self.code, s, name, None, True, level))
+        else:
+            seat.token_hash = None
+            seat.bot = self.timing.cover_level
+            seat.covered = False
+            self._bots.pop(s, None)
+            name = seat.name or ""
+            level = seat.bot
+            self._ops.append(lambda: self.store.set_seat(self.code, s, name, None, True, level))
+        info = self.info().model_dump()
+        for conn in leaving:
+            welcome = {"type": "welcome", "v": 1, "room": info, "seat": None, "name": None}
+            self._out.frames.append((conn, _dumps({**welcome, "id": answer})))
         self._update([])
 
     # ---------------------------------------------------------------- actions
