@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from slapjack.bots import SlapIntent, make_bot
 from slapjack.core import Record, View, replay
 from slapjack.core.events import Forfeit, NoSlap, RaceWon, Slapped
+from slapjack.live import seat_bot_seed
 from slapjack.tui import GameConfig, GameController, ManualClock, SeatSpec
 from slapjack.tui.config import ConfigError
 
@@ -113,19 +113,33 @@ def test_paused_time_is_not_reaction_time() -> None:
     assert c.state.log[-1] == Slapped(0, 200.0)
 
 
-def test_first_slap_after_the_window_decides_the_race_a_moment_later() -> None:
+def test_a_race_closes_the_window_after_its_first_slap() -> None:
+    c, clock = start(anna_ben(deck("JC")), {"casual": ScriptedBot(jack_ms=1800, flip_ms=5000)})
+    c.flip(None)
+    c.shown(c.cue)
+    clock.advance_ms(1000)  # nobody yet: the race waits for a first slap
+    assert c.game.race_open
+    c.slap(0)
+    clock.advance_ms(599)
+    assert c.game.race_open  # the window (600 ms) for a key on its way
+    clock.advance_ms(2)
+    assert not c.game.race_open  # Ben's slap at 1800 comes too late
+    won = [e for e in c.state.log if isinstance(e, RaceWon)]
+    assert won == [RaceWon(0, 1, ((0, 1000.0),))]
+
+
+def test_a_race_closes_as_soon_as_everyone_slapped() -> None:
     c, clock = start(anna_ben(deck("JC")), {"casual": ScriptedBot(jack_ms=1200, flip_ms=5000)})
     c.flip(None)
     c.shown(c.cue)
-    clock.advance_ms(1000)  # nobody by 600 ms: the window waits for a first slap
-    assert c.game.race_open
+    clock.advance_ms(1000)
     c.slap(0)
-    clock.advance_ms(39)
-    assert c.game.race_open  # the grace for a key on its way
-    clock.advance_ms(2)
-    assert not c.game.race_open  # Ben's slap at 1200 could not beat 1000
+    clock.advance_ms(199)
+    assert c.game.race_open
+    clock.advance_ms(2)  # Ben slaps at 1200: every seat has, the race is decided
+    assert not c.game.race_open
     won = [e for e in c.state.log if isinstance(e, RaceWon)]
-    assert won == [RaceWon(0, 1, ((0, 1000.0),))]
+    assert won == [RaceWon(0, 1, ((0, 1000.0), (1, 1200.0)))]
 
 
 def test_a_key_pressed_in_time_but_handled_late_still_counts() -> None:
@@ -152,20 +166,18 @@ class LateClock(ManualClock):
         return super().call_later(delay + self.lag, callback)
 
 
-def test_window_waits_for_a_bot_whose_timer_is_late() -> None:
+def test_a_late_timer_cannot_let_a_slower_slap_win() -> None:
     clock = LateClock(100)
-    cfg = anna_ben(deck("JC"), timing=replace(FAST, grace_ms=0.0))
+    cfg = anna_ben(deck("JC"))
     bot = ScriptedBot(jack_ms=612, flip_ms=5000)
     c = GameController(cfg, clock, bot_factory=lambda level, seed: bot)
     c.start()
     c.flip(None)
     c.shown(c.cue)
     clock.advance_ms(615)
-    c.slap(0)  # Anna at 615; Ben's slap, due at 612, is late
-    clock.advance_ms(90)  # 705: the window timer fired (late), Ben's has not yet
-    assert c.game.race_open  # Ben (612) could still beat Anna (615): wait for him
-    clock.advance_ms(120)  # Ben's slap came at 712, the decision (late too) at 812
-    assert not c.game.race_open
+    assert c.game.race_open  # Ben's slap, due at 612, waits for its late timer
+    c.slap(0)  # Anna at 615: Ben's slap, due before, goes in first, at its own time
+    assert not c.game.race_open  # both slapped: decided
     won = [e for e in c.state.log if isinstance(e, RaceWon)]
     assert won == [RaceWon(1, 1, ((1, 612.0), (0, 615.0)))]
 
@@ -176,7 +188,9 @@ def test_equal_bot_reactions_after_the_window_both_count() -> None:
     c, clock = start(config(seats, deck("JC"), tie="split"), bots)
     c.flip(None)
     c.shown(c.cue)
-    clock.advance_ms(850)
+    clock.advance_ms(1350)  # both at 800, the window 600 ms after
+    assert c.game.race_open
+    clock.advance_ms(100)
     assert not c.game.race_open
     shares = [e for e in c.state.log if type(e).__name__ == "PileSplit"]
     assert len(shares) == 1 and dict(shares[0].shares) == {1: 1, 2: 0}
@@ -273,8 +287,9 @@ def test_save_never_overwrites(tmp_path: Path) -> None:
 def test_real_bots_are_made_from_the_seed() -> None:
     seats = (human(0, "Anna"), SeatSpec("Ben", "pro"))
     c = GameController(GameConfig(seats=seats, seed=5), ManualClock())
-    bot = c.bots[1]
-    same = make_bot("pro", (5 * 31 + 1) % 2**63)
+    bot = c.live.bot(1)
+    assert bot is not None
+    same = make_bot("pro", seat_bot_seed(5, 1))
     assert bot.flip_delay_ms(c.state.view) == same.flip_delay_ms(c.state.view)
 
 

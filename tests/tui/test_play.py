@@ -195,7 +195,6 @@ async def test_real_timers_play_a_game_to_the_end_screen() -> None:
         slap_window_ms=15,
         jack_timeout_ms=60,
         irish_timeout_ms=60,
-        grace_ms=5,
         call_window_ms=10,
         turn_ms=10,
         pause_ms=0,

@@ -222,8 +222,8 @@ async def test_say_it_slap_with_the_call_wins_and_without_forfeits() -> None:
         await idle(pilot)
         assert c.game.race_open
         await advance(pilot, clock, 180)
-        await pilot.press("a")
-        await advance(pilot, clock, 1000)
+        await pilot.press("a")  # no call: in after the call wait, then the window
+        await advance(pilot, clock, 1200)
         forfeits = [e for e in c.state.log if isinstance(e, Forfeit)]
         assert len(forfeits) == 1 and forfeits[0].seat == 0
         assert "Anna forfeits the pile" in screen_text(app)
@@ -242,7 +242,7 @@ async def test_exact_tie_opens_a_reslap_round_with_a_new_cue() -> None:
         await pilot.press("space")
         await idle(pilot)
         first_cue = c.cue
-        await advance(pilot, clock, 700)
+        await advance(pilot, clock, 900)  # both at 200; the window closes at 800
         assert [e for e in c.state.log if isinstance(e, RaceTied)] == [RaceTied((1, 2), 200.0)]
         assert c.game.race_open and c.cue == first_cue + 1
         assert "Tie! Ben and Carla: slap again!" in screen_text(app)

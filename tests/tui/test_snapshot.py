@@ -41,7 +41,9 @@ def test_table_screen_80x24(snap_compare: Any) -> None:
         await advance(pilot, clock, 100)  # Carla: J♠
         await advance(pilot, clock, 263)
         await pilot.press("a")
-        await advance(pilot, clock, 480)  # decided at 640 ms; Carla flips A♠ at 740
+        await advance(
+            pilot, clock, 700
+        )  # decided at 812 ms (Ben's 212 + the window); Carla flips A♠ at 912
         await idle(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

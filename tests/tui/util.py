@@ -18,7 +18,6 @@ FAST = Timing(
     slap_window_ms=600.0,
     jack_timeout_ms=3000.0,
     irish_timeout_ms=2500.0,
-    grace_ms=40.0,
     call_window_ms=500.0,
     turn_ms=5000.0,
     pause_ms=0.0,

@@ -350,6 +350,23 @@ class Table:
             self.record.actions.append(action)
         return events
 
+    def flip(self, seat: int, t: int) -> list[Event]:
+        """``apply(Flip(seat, t))`` without the dispatch (the live tables' hot path)."""
+        events = self.game.flip(seat, t)
+        self.record.actions.append(Flip(seat, t))
+        return events
+
+    def slap(self, seat: int, reaction_ms: float, call: bool, t: int) -> list[Event]:
+        """``apply(Slap(seat, reaction_ms, call, t))`` without the dispatch."""
+        events = self.game.slap(seat, reaction_ms, call, t)
+        if events:
+            self.record.actions.append(Slap(seat, reaction_ms, call, t))
+        return events
+
+    def time_up(self, t: int) -> list[Event]:
+        """``apply(TimeUp(t))``."""
+        return self.apply(TimeUp(t))
+
     def settle(self, final: bool = True, t: int | None = None) -> list[Event]:
         """Close the slap window (or resolve a table nobody can flip on) at game
         time ``t`` (default: the game's time); recorded if it changed anything."""

@@ -30,6 +30,10 @@ class Clock(Protocol):
         ...
 
 
+MIN_DELAY_S = 0.001
+"""The shortest delay :class:`TextualClock` asks Textual for."""
+
+
 class _TimerHandle:
     __slots__ = ("_timer",)
 
@@ -50,7 +54,9 @@ class TextualClock:
         return time.monotonic()
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Handle:
-        return _TimerHandle(self._pump.set_timer(max(0.0, delay), callback))
+        # Never 0: a Textual timer of interval 0 that runs late divides by zero
+        # (textual 8.2, Timer._run) and its callback never comes.
+        return _TimerHandle(self._pump.set_timer(max(MIN_DELAY_S, delay), callback))
 
     def event_time(self, stamp: float) -> float:
         # Textual stamps events with time.monotonic (on every platform but

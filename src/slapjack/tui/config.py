@@ -10,6 +10,7 @@ from typing import Final
 
 from slapjack.core import FALSE_START_OFFSET_MS, Card, Rules
 from slapjack.core.game import MAX_NAME_LENGTH
+from slapjack.live import LiveTiming, LocalReferee
 
 from .i18n import tr
 
@@ -80,26 +81,42 @@ class SeatSpec:
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """The app's timers, in milliseconds (tests make them short)."""
+    """The terminal game's timings, in milliseconds (tests make them short).
 
-    slap_window_ms: float = 600.0
-    """How long a Jack (or an Irish Snap match) stays open after it is shown."""
+    The game runs on the live table every host shares (:mod:`slapjack.live`);
+    :meth:`live` gives its timings, :meth:`referee` the local referee.
+    """
+
+    slap_window_ms: float = 250.0
+    """A race stays open this long after its first slap, for a key on its way
+    (it closes at once when every player who may slap has)."""
     jack_timeout_ms: float = 3000.0
     """Nobody slapped by then: the Jack stays buried and play goes on."""
     irish_timeout_ms: float = 2500.0
     """Irish Snap: who has not slapped a match by then is last."""
-    grace_ms: float = 40.0
-    """A race is decided this long after the last slap that could still matter
-    (a bot's scheduled slap, a late first slap): keys are handled a moment
-    after they are pressed."""
     call_window_ms: float = 500.0
-    """Say-it: the call may come this long before or after the slap."""
+    """Say-it: a slap without the call waits this long for it (a call made
+    before the slap, on the same card, counts too)."""
     turn_ms: float = 5000.0
     """An idle human on turn is flipped for after this long (0: never)."""
     pause_ms: float = 1200.0
     """After a race or a penalty, bots and the turn timer wait this long."""
     anticipation_ms: float = 100.0
     """A slap faster than this after the card appeared is a guess (0: no floor)."""
+
+    def live(self) -> LiveTiming:
+        """The live table's timings for these."""
+        return LiveTiming(
+            jack_timeout_ms=self.jack_timeout_ms,
+            irish_timeout_ms=self.irish_timeout_ms,
+            call_wait_ms=self.call_window_ms,
+            turn_ms=self.turn_ms or None,
+            result_pause_ms=self.pause_ms,
+        )
+
+    def referee(self) -> LocalReferee:
+        """The referee of a local game: each measured reaction as it is."""
+        return LocalReferee(self.slap_window_ms, self.anticipation_ms)
 
 
 def local_player_name() -> str:

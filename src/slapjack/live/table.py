@@ -1,0 +1,793 @@
+"""The live table: what a game played in real time adds to the rules.
+
+The engine (:mod:`slapjack.core`) knows the rules and is told when a race
+closes. A :class:`LiveTable` decides that, and everything else a live game
+needs: when the player on turn is flipped for, when a race closes (its
+referee's window after the first slap, every seat slapped, or the no-slap
+timeout), reslap rounds after exact ties, the say-it call wait, the time
+limit, a bot covering an absent human, and when and how each bot slaps. It is
+pure: no clock, no asyncio. Time arrives as data (``now``, the host's clock in
+milliseconds) and the table tells its host when to wake it
+(:attr:`LiveTable.next_deadline`).
+
+The server's rooms, the terminal game and the simulator all run this one
+table, so the simulator studies exactly the game that is served and a record
+is the same whichever host played it.
+
+How a host drives it::
+
+    live = LiveTable(table, levels=[None, "casual", "casual"], now=clock())
+    live.start(clock())
+    ...
+    live.slap(seat, clock(), flip_id=..., claimed_ms=...)   # inputs, as they come
+    live.wake(clock())                                      # at live.next_deadline
+    events = live.take()                                    # after each input or wake
+
+Every input first runs the deadlines that are due by its ``now``, each at its
+own deadline's time (so a late host timer does not change the game). Every
+action the table applies is in ``table.record`` before the host hears of it;
+a host stores the new actions before it tells anyone (write-ahead).
+
+Simultaneous deadlines run in this order: bot slaps, the end of a call wait,
+the race closing, the pile handed back (nobody can flip), the turn, the time
+limit, a bot covering an absent human.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import insort
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, cast
+
+from slapjack.bots.base import Bot, FastBot, SlapIntent
+from slapjack.core import (
+    Event,
+    Game,
+    IllegalAction,
+    Rules,
+    SlapjackError,
+    Table,
+    observe,
+)
+from slapjack.core.events import RaceTied
+from slapjack.core.game import MAX_REACTION_MS
+
+from .referee import LocalReferee, RacePolicy
+from .timing import BOT_FLINCH_LIMIT_MS, LiveTiming
+
+INF: Final = math.inf
+
+BotFactory = Callable[[str, int], Bot]
+"""``make_bot(level, seed)`` or a stand-in with the same signature."""
+
+# deadline kinds, in the order simultaneous deadlines run
+_BOT, _WAIT, _RACE, _DEADLOCK, _TURN, _LIMIT, _GRACE = range(7)
+
+
+class LiveError(SlapjackError):
+    """An input the live table refuses; ``code`` names why (``stale_flip`` …)."""
+
+    code = "refused"
+
+
+def seat_bot_seed(bot_seed: int, seat: int, game_no: int = 0) -> int:
+    """The seed of the bot in ``seat`` for game ``game_no`` of a table seeded ``bot_seed``."""
+    return bot_seed * 64 + seat * 7 + game_no
+
+
+def _default_factory(level: str, seed: int) -> Bot:
+    from slapjack.bots import make_bot
+
+    return make_bot(level, seed)
+
+
+_FAST_TYPES: dict[type, bool] = {}
+
+
+def _fast(bot: Bot) -> FastBot | None:
+    """The bot as a :class:`FastBot`, if it is one (the protocol check cached per class)."""
+    kind = type(bot)
+    known = _FAST_TYPES.get(kind)
+    if known is None:
+        known = _FAST_TYPES[kind] = isinstance(bot, FastBot)
+    return cast(FastBot, bot) if known else None
+
+
+class LiveTable:
+    """One game played live. See the module docstring for how a host drives it.
+
+    ``levels[s]`` is the bot level of seat ``s``, or ``None`` for a human.
+    ``bots`` gives bot instances for some seats (their levels come from them);
+    other bots are made by ``bot_factory`` from ``bot_seed`` (see
+    :func:`seat_bot_seed`). ``referee`` ranks the slaps (default: a
+    :class:`~slapjack.live.referee.LocalReferee`). With ``auto_shown`` a new
+    card or reslap cue counts as shown the moment it is turned; otherwise the
+    host says when it is on screen (:meth:`shown`): bots react, and a race's
+    clocks run, from then.
+    """
+
+    __slots__ = (
+        "_auto_shown",
+        "_bot_seed",
+        "_bot_slaps",
+        "_bots",
+        "_called",
+        "_covered",
+        "_cue",
+        "_cue_shown",
+        "_deadlock_at",
+        "_do_flip",
+        "_do_settle",
+        "_do_slap",
+        "_do_time_up",
+        "_due",
+        "_factory",
+        "_fast",
+        "_first_slap",
+        "_game_no",
+        "_grace",
+        "_has_humans",
+        "_hold_until",
+        "_interest",
+        "_irish",
+        "_levels",
+        "_limit_at",
+        "_origin",
+        "_out",
+        "_race_at",
+        "_race_opened",
+        "_round",
+        "_round_slaps",
+        "_say_it",
+        "_settles",
+        "_turn_at",
+        "_turn_key",
+        "_waits",
+        "game",
+        "referee",
+        "rules",
+        "table",
+        "timing",
+    )
+
+    def __init__(
+        self,
+        table: Table | Game,
+        *,
+        levels: Sequence[str | None] | None = None,
+        bots: Mapping[int, Bot] | None = None,
+        timing: LiveTiming | None = None,
+        referee: RacePolicy | None = None,
+        bot_factory: BotFactory | None = None,
+        bot_seed: int = 0,
+        game_no: int = 0,
+        auto_shown: bool = True,
+    ) -> None:
+        game = table.game if isinstance(table, Table) else table
+        self.table: Table | None = table if isinstance(table, Table) else None
+        self.game: Game = game
+        self.rules: Rules = game.rules
+        # a Table records every action; a bare Game (a simulation that keeps no
+        # record) is played the same way, unrecorded
+        self._do_flip = table.flip
+        self._do_slap = table.slap
+        self._do_settle = table.settle
+        self._do_time_up = table.time_up
+        self.timing = timing or LiveTiming()
+        self.referee: RacePolicy = referee if referee is not None else LocalReferee()
+        n = self.game.n
+        given = dict(bots or {})
+        lv: list[str | None] = list(levels) if levels is not None else [None] * n
+        if len(lv) != n:
+            raise LiveError(f"{n} seats need {n} levels, got {len(lv)}", code="bad_seats")
+        for s, bot in given.items():
+            if not 0 <= s < n:
+                raise LiveError(f"no seat {s} for a bot", code="bad_seats")
+            lv[s] = bot.level
+        self._levels = lv
+        self._has_humans = any(level is None for level in lv)
+        self._covered = [False] * n
+        self._bots: dict[int, Bot] = given
+        self._fast: list[FastBot | None] = [None] * n
+        for s, bot in given.items():
+            self._fast[s] = _fast(bot)
+        self._factory = bot_factory or _default_factory
+        self._bot_seed = bot_seed
+        self._game_no = game_no
+        self._auto_shown = auto_shown
+        self._irish = self.rules.is_irish
+        self._say_it = self.rules.say_it
+        self._interest: list[bool | None] | None = None
+        self._origin = 0.0
+        self._out: list[Event] = []
+        self._cue = 0
+        self._cue_shown: float | None = None
+        self._round = 0
+        self._round_slaps = 0
+        self._first_slap: float | None = None
+        self._race_opened = INF
+        self._settles = 0
+        self._called: set[int] = set()
+        self._hold_until = -INF
+        self._turn_at = INF
+        self._turn_key: tuple[object, ...] | None = None
+        self._race_at = INF
+        self._deadlock_at = INF
+        self._limit_at = INF
+        self._bot_slaps: list[tuple[float, int, float, bool]] = []
+        self._waits: dict[int, tuple[float, float]] = {}
+        self._grace: dict[int, float] = {}
+        self._due: tuple[float, int] = (INF, -1)
+        for s in range(n):
+            if lv[s] is not None and s not in given:
+                self._controller(s)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def cue(self) -> int:
+        """Counts the cues shown: every flip, and every reslap round's fresh cue."""
+        return self._cue
+
+    @property
+    def cue_shown(self) -> float | None:
+        """When the current cue was shown (host ms), ``None`` until it is."""
+        return self._cue_shown
+
+    @property
+    def next_deadline(self) -> float:
+        """When the host should call :meth:`wake` next (``inf``: not before an input)."""
+        return self._due[0]
+
+    def game_time(self, now: float) -> int:
+        """The game time (whole ms, ``t`` of the record) at host time ``now``."""
+        return max(self.game.t, int(now - self._origin))
+
+    def host_time(self, t: float) -> float:
+        """The host time at game time ``t``."""
+        return self._origin + t
+
+    def deadlines(self) -> dict[str, float | None]:
+        """The game's pending timers by name (host ms), for status displays."""
+
+        def opt(x: float) -> float | None:
+            return None if x == INF else x
+
+        return {
+            "turn": opt(self._turn_at),
+            "race": opt(self._race_at),
+            "deadlock": opt(self._deadlock_at),
+            "time_limit": opt(self._limit_at),
+        }
+
+    def grace_until(self, seat: int) -> float | None:
+        """When an absent human's seat will be covered by a bot, if it is waiting for that."""
+        return self._grace.get(seat)
+
+    def is_bot(self, seat: int) -> bool:
+        """Whether a bot plays ``seat`` now (a bot seat, or a covered human)."""
+        return self._levels[seat] is not None or self._covered[seat]
+
+    def bot(self, seat: int) -> Bot | None:
+        """The bot that plays ``seat`` now, if a bot does."""
+        return self._bots.get(seat)
+
+    def is_covered(self, seat: int) -> bool:
+        return self._covered[seat]
+
+    def level(self, seat: int) -> str | None:
+        """The level of the bot playing ``seat`` now, ``None`` for a human at the keys."""
+        level = self._levels[seat]
+        if level is None and self._covered[seat]:
+            return self.timing.cover_level
+        return level
+
+    def take(self) -> list[Event]:
+        """The events since the last call, in order (hand them to the players)."""
+        out, self._out = self._out, []
+        return out
+
+    # ------------------------------------------------------------------ inputs
+
+    def start(self, now: float) -> None:
+        """Start the clocks: the game's time 0 (or, when resuming a record, its
+        last time) is ``now``. A race left open resumes at its round; the card
+        counts as shown again, and bots yet to slap react to it."""
+        game = self.game
+        self._origin = now - game.t
+        limit = self.rules.time_limit
+        if limit and not game.over:
+            self._limit_at = self._origin + limit * 1000.0
+        if game.race_open:
+            self._round = game.race_round + 1
+            self._round_slaps = sum(1 for v in game.race_slaps.values() if len(v) > game.race_round)
+            self._first_slap = now if self._round_slaps else None
+            self._cue += 1
+            if self._auto_shown:
+                self._show(now)
+        self._after(now)
+
+    def wake(self, now: float) -> None:
+        """Run every deadline due by ``now``."""
+        self._run_due(now)
+
+    def run(self, until: float = INF, *, max_flips: int | None = None) -> None:
+        """Run deadline after deadline, each at its own time, as a host with a
+        simulated clock does: until the next is later than ``until``, the game
+        is over, ``max_flips`` cards have been flipped, or nothing is due."""
+        game = self.game
+        cap = max_flips if max_flips is not None else -1
+        fire = self._fire
+        while not game.over and game.flips != cap:
+            at, kind = self._due
+            if at > until or at == INF:
+                return
+            fire(kind, at)
+
+    def shown(self, cue: int, now: float) -> None:
+        """The host's screen shows cue ``cue`` (see :attr:`cue`) since ``now``."""
+        self._run_due(now)
+        if cue == self._cue and self._cue_shown is None and not self.game.over:
+            self._show(now)
+            self._after(now)
+
+    def flip(self, seat: int, now: float, *, flip_id: int | None = None) -> None:
+        """A human flips (``flip_id``: the flip count the client saw, if it sent one)."""
+        self._run_due(now)
+        game = self.game
+        if game.over:
+            raise LiveError("the game is over", code="game_over")
+        if self.timing.tempo == "fixed":
+            raise LiveError("this table flips on a fixed tempo", code="not_your_turn")
+        if flip_id is not None and flip_id != game.flips:
+            raise LiveError(f"flip_id {flip_id} is stale (now {game.flips})", code="stale_flip")
+        self._flip(seat, now)
+
+    def slap(
+        self,
+        seat: int,
+        now: float,
+        *,
+        flip_id: int | None = None,
+        claimed_ms: float | None = None,
+        shown_at: float | None = None,
+        input_at: float | None = None,
+        call: bool = False,
+    ) -> None:
+        """A human slaps. ``claimed_ms`` is the reaction the client measured
+        (``None``: measured here, from the cue shown to ``now``; a slap before
+        the cue was shown is dropped: it was meant for the card before)."""
+        self._run_due(now)
+        game = self.game
+        if game.over:
+            raise LiveError("the game is over", code="game_over")
+        if flip_id is not None and flip_id != game.flips:
+            raise LiveError(f"flip_id {flip_id} is stale (now {game.flips})", code="stale_flip")
+        if claimed_ms is None:
+            if self._cue_shown is None:
+                return
+            claimed_ms = float(round(max(0.0, now - self._cue_shown)))
+        self._slap(seat, claimed_ms, shown_at, input_at, call, now, bot=False)
+        self._after(now)
+
+    def call(self, seat: int, now: float, *, flip_id: int | None = None) -> None:
+        """Say-it: ``seat`` calls "Slapjack!": a slap waiting for it goes in
+        with it; a later slap on the same cue counts as called."""
+        self._run_due(now)
+        game = self.game
+        if game.over:
+            raise LiveError("the game is over", code="game_over")
+        if flip_id is not None and flip_id != game.flips:
+            raise LiveError(f"flip_id {flip_id} is stale (now {game.flips})", code="stale_flip")
+        if not self._say_it:
+            return
+        wait = self._waits.pop(seat, None)
+        if wait is not None:
+            self._apply_slap(seat, wait[1], True, now)
+        else:
+            self._called.add(seat)
+        self._after(now)
+
+    def disconnected(self, seat: int, now: float) -> None:
+        """A human seat lost its last connection: a bot covers it after the grace period."""
+        self._run_due(now)
+        if self._levels[seat] is None and not self._covered[seat] and not self.game.over:
+            self._grace[seat] = now + self.timing.grace_ms
+            self._after(now)
+
+    def connected(self, seat: int, now: float) -> None:
+        """A human seat is back: the covering bot (or the grace period) ends."""
+        self._run_due(now)
+        self._grace.pop(seat, None)
+        if self._covered[seat]:
+            self._covered[seat] = False
+            self._drop_bot(seat)
+        self._after(now)
+
+    def leave(self, seat: int, now: float) -> None:
+        """A human leaves for good: a bot of the cover level plays the seat from now on."""
+        self._run_due(now)
+        self._grace.pop(seat, None)
+        if self._levels[seat] is None:
+            self._covered[seat] = False
+            self._drop_bot(seat)
+            self._levels[seat] = self.timing.cover_level
+            self._controller(seat)
+        self._after(now)
+
+    # ------------------------------------------------------------- deadlines
+
+    def _next_due(self) -> tuple[float, int]:
+        """The earliest deadline and its kind (kept in ``_due`` by :meth:`_after`,
+        which every change of a timer ends with)."""
+        t, kind = INF, -1
+        if self._bot_slaps:
+            t, kind = self._bot_slaps[0][0], _BOT
+        if self._waits:
+            w = min(v[0] for v in self._waits.values())
+            if w < t:
+                t, kind = w, _WAIT
+        if self._race_at < t:
+            t, kind = self._race_at, _RACE
+        if self._deadlock_at < t:
+            t, kind = self._deadlock_at, _DEADLOCK
+        if self._turn_at < t:
+            t, kind = self._turn_at, _TURN
+        if self._limit_at < t:
+            t, kind = self._limit_at, _LIMIT
+        if self._grace:
+            g = min(self._grace.values())
+            if g < t:
+                t, kind = g, _GRACE
+        return t, kind
+
+    def _run_due(self, now: float) -> None:
+        while self._due[0] <= now and self._due[0] != INF:
+            at, kind = self._due
+            self._fire(kind, at)
+
+    def _fire(self, kind: int, at: float) -> None:
+        game = self.game
+        if kind == _TURN:
+            self._turn_at = INF
+            self._turn_key = None
+            seat = game.turn
+            if seat is not None and not game.race_open and not game.over:
+                self._flip(seat, at)
+                return
+        elif kind == _BOT:
+            _, seat, reaction, call = self._bot_slaps.pop(0)
+            self._slap(seat, reaction, 0.0, reaction, call, at, bot=True)
+        elif kind == _WAIT:
+            seat = min(self._waits, key=lambda s: (self._waits[s][0], s))
+            _, reaction = self._waits.pop(seat)
+            self._apply_slap(seat, reaction, seat in self._called, at)
+        elif kind == _RACE:
+            self._race_at = INF
+            self._close_race(at)
+        elif kind == _DEADLOCK:
+            self._deadlock_at = INF
+            if not game.over and not game.race_open and game.turn is None:
+                self._settle(True, at)
+                self._result(at)
+        elif kind == _LIMIT:
+            self._limit_at = INF
+            self._time_up(at)
+        else:
+            seat = min(self._grace, key=lambda s: (self._grace[s], s))
+            del self._grace[seat]
+            if not game.over and self._levels[seat] is None:
+                self._covered[seat] = True
+                self._controller(seat)
+        self._after(at)
+
+    # ------------------------------------------------------------- the game
+
+    def _t(self, at: float) -> int:
+        return max(self.game.t, int(at - self._origin))
+
+    def _flip(self, seat: int, at: float) -> None:
+        game = self.game
+        t = int(at - self._origin)
+        self._out += self._do_flip(seat, t if t > game.t else game.t)
+        self._cue += 1
+        if self._bot_slaps:
+            self._bot_slaps.clear()
+        if self._waits:
+            self._waits.clear()
+        if self._called:
+            self._called.clear()
+        if game.race_open:
+            self._round = 1
+            self._round_slaps = 0
+            self._first_slap = None
+            self._race_opened = INF
+        if not self._auto_shown:
+            self._cue_shown = None
+        elif game.race_open or game.over or self._wanted_now():
+            self._show(at)
+        else:
+            self._cue_shown = at  # shown, and no bot would slap it: nothing to ask
+        if game.race_open or game.over or game.turn is None:
+            self._after(at)
+            return
+        # the common case, as _after does it: the next turn
+        self._race_at = self._deadlock_at = INF
+        self._schedule_turn(at, fresh=True)
+        self._due = self._next_due()
+
+    def _show(self, at: float) -> None:
+        """The current cue is on screen from ``at``: start the race's clocks, let the bots react."""
+        self._cue_shown = at
+        game = self.game
+        if game.race_open:
+            self._race_opened = at
+        if not game.over and (game.reslap_among is not None or self._wanted_now()):
+            self._bots_react(at)
+
+    def _wanted_now(self) -> bool:
+        """Could any bot slap the top card? (No bot draws a random number for a
+        card it would never slap, so asking none of them changes nothing.)"""
+        game = self.game
+        if not self._bots or game.top is None:
+            return False
+        top = game.centre[-1]
+        call = game.top_call
+        # interest[rank * 14 + call + 1] (call 0: none), filled as cards come,
+        # forgotten when the bots change
+        interest = self._interest
+        if interest is None:
+            interest = self._interest = [None] * (13 * 14)
+        key = (top >> 2) * 14 + (0 if call is None else call + 1)
+        wanted = interest[key]
+        if wanted is None:
+            wanted = interest[key] = self._wanted(top >> 2, call)
+        return wanted
+
+    def _bots_react(self, at: float) -> None:
+        """Ask every bot that may slap the shown cue whether (and how fast) it does."""
+        game = self.game
+        top = game.top
+        if top is None:
+            return
+        among = game.reslap_among
+        rules = self.rules
+        call = game.top_call
+        if game.race_open:
+            limit = self.timing.irish_timeout_ms if self._irish else self.timing.jack_timeout_ms
+        else:
+            limit = BOT_FLINCH_LIMIT_MS
+        is_out = game.is_out
+        fast = self._fast
+        for s, bot in self._bots.items():
+            if is_out[s] or (among is not None and s not in among):
+                continue
+            f = fast[s]
+            intent: SlapIntent | None
+            if f is not None and among is None:
+                intent = f.react_card(top, call, rules)
+            else:
+                intent = bot.react(observe(game, s))
+            if intent is None:
+                continue
+            reaction = float(intent.reaction_ms)
+            if not (0.0 <= reaction <= limit):  # also drops nan
+                continue
+            insort(self._bot_slaps, (at + reaction, s, reaction, bool(intent.call)))
+
+    def _wanted(self, rank: int, call: int | None) -> bool:
+        rules = self.rules
+        for s in self._bots:
+            f = self._fast[s]
+            if f is None or f.might_slap(rank, call, rules):
+                return True
+        return False
+
+    def _slap(
+        self,
+        seat: int,
+        claimed: float,
+        shown_at: float | None,
+        input_at: float | None,
+        call: bool,
+        at: float,
+        *,
+        bot: bool,
+    ) -> None:
+        game = self.game
+        if game.over or game.is_out[seat]:
+            if bot:
+                return
+            name = game.players[seat]
+            raise IllegalAction(f"{name} is out of the game", code="player_out")
+        reaction = self.referee.bound_reaction(seat, game.flips, claimed, shown_at, input_at, at)
+        reaction = min(max(0.0, float(reaction)), MAX_REACTION_MS)
+        call = call or seat in self._called
+        if game.race_open and self._say_it and not call:
+            among = game.reslap_among
+            if seat not in self._waits and (among is None or seat in among):
+                self._waits[seat] = (at + self.timing.call_wait_ms, reaction)
+            return
+        self._apply_slap(seat, reaction, call, at)
+
+    def _apply_slap(
+        self, seat: int, reaction: float, call: bool, at: float, settle: bool = True
+    ) -> None:
+        game = self.game
+        was_open = game.race_open
+        events = self._do_slap(seat, reaction, call, self._t(at))
+        if not events:
+            return
+        self._out += events
+        if not was_open:
+            self._result(at)  # a penalty, a pick-up, a forfeit
+            return
+        self._round_slaps += 1
+        if self._first_slap is None:
+            self._first_slap = at
+            self._race_at = self._race_deadline()
+        if settle and self._round_slaps >= self._eligible():
+            self._close_race(at)
+
+    def _eligible(self) -> int:
+        """How many seats may slap in the open race's current round (each once)."""
+        game = self.game
+        among = game.reslap_among
+        if among is not None:
+            return len(among)
+        return game.n - game.is_out.count(True)
+
+    def _close_race(self, at: float) -> None:
+        game = self.game
+        if not game.race_open or game.over:
+            return
+        # say-it slaps still waiting for their call go in without it
+        for seat in sorted(self._waits):
+            _, reaction = self._waits.pop(seat)
+            self._apply_slap(seat, reaction, seat in self._called, at, settle=False)
+        if not game.race_open or game.over:
+            return
+        rounds = self.timing.max_rounds
+        final = self._round >= rounds or (self._round > 1 and self._round_slaps == 0)
+        events = self._settle(final, at)
+        if game.race_open and any(isinstance(e, RaceTied) for e in events):
+            # an exact tie: a fresh cue for the tied players
+            self._round += 1
+            self._round_slaps = 0
+            self._first_slap = None
+            self._race_opened = self._race_at = INF
+            self._called.clear()
+            self._bot_slaps.clear()
+            self._cue += 1
+            self._cue_shown = None
+            if self._auto_shown:
+                self._show(at)
+        else:
+            self._result(at)
+
+    def _settle(self, final: bool, at: float) -> list[Event]:
+        events = self._do_settle(final, self._t(at))
+        self._settles += 1
+        self._out += events
+        return events
+
+    def _time_up(self, at: float) -> None:
+        game = self.game
+        if game.over:
+            return
+        for seat in sorted(self._waits):
+            _, reaction = self._waits.pop(seat)
+            self._apply_slap(seat, reaction, seat in self._called, at)
+        if not game.over:
+            self._out += self._do_time_up(self._t(at))
+
+    def _result(self, at: float) -> None:
+        pause = self.timing.result_pause_ms
+        if pause:
+            self._hold_until = at + pause
+
+    # -------------------------------------------------------------- timers
+
+    def _after(self, at: float) -> None:
+        """After any change: set the game's timers for the position it is in."""
+        game = self.game
+        if game.over:
+            self._turn_at = self._race_at = self._deadlock_at = self._limit_at = INF
+            self._turn_key = None
+            self._bot_slaps.clear()
+            self._waits.clear()
+            self._grace.clear()
+        elif game.race_open:
+            self._turn_at = self._deadlock_at = INF
+            self._turn_key = None
+            if self._race_at == INF:
+                self._race_at = self._race_deadline()
+        elif game.turn is None:
+            self._race_at = self._turn_at = INF
+            self._turn_key = None
+            if self._deadlock_at == INF:
+                self._deadlock_at = at + self.timing.deadlock_ms
+        else:
+            self._race_at = self._deadlock_at = INF
+            self._schedule_turn(at)
+        self._due = self._next_due()
+
+    def _race_deadline(self) -> float:
+        opened = self._race_opened
+        if self._irish:
+            return opened + self.timing.irish_timeout_ms
+        deadline = opened + self.timing.jack_timeout_ms
+        first = self._first_slap
+        if first is not None:
+            among = self.game.reslap_among
+            eligible = among if among is not None else self.game.in_seats()
+            deadline = min(deadline, first + self.referee.window_ms(eligible))
+        return deadline
+
+    def _schedule_turn(self, at: float, fresh: bool = False) -> None:
+        """(Re)start the turn timer unless it runs for this turn already
+        (``fresh``: a card was just flipped, so it cannot)."""
+        game = self.game
+        turn = game.turn
+        assert turn is not None
+        bot = self._bots.get(turn)
+        key = (turn, game.flips, self._settles, bot is not None, self._hold_until)
+        if not fresh and key == self._turn_key:
+            return
+        self._turn_key = key
+        timing = self.timing
+        hold = self._hold_until
+        start = at if at > hold else hold
+        if timing.tempo == "fixed":
+            assert timing.turn_ms is not None
+            self._turn_at = start + timing.turn_ms
+            return
+        if bot is not None:
+            f = self._fast[turn]
+            raw = (
+                f.next_flip_delay_ms() if f is not None else bot.flip_delay_ms(observe(game, turn))
+            )
+            delay = float(raw) * (self._pace() if self._has_humans else timing.bot_pace)
+            if not delay >= 0.0:  # also nan
+                delay = 0.0
+            cap = timing.max_bot_flip_ms
+            turn_ms = timing.turn_ms
+            if turn_ms and turn_ms < cap:
+                cap = turn_ms
+            self._turn_at = start + (delay if delay < cap else cap)
+        elif timing.turn_ms:
+            self._turn_at = start + timing.turn_ms
+        else:
+            self._turn_at = INF
+
+    def _pace(self) -> float:
+        pace = self.timing.bot_pace
+        if self._has_humans:
+            levels, is_out = self._levels, self.game.is_out
+            if all(is_out[s] for s in range(self.game.n) if levels[s] is None):
+                pace *= self.timing.bots_only_pace
+        return pace
+
+    # -------------------------------------------------------------- bots
+
+    def _controller(self, seat: int) -> Bot | None:
+        """The bot that plays ``seat`` now (made when first needed), or ``None``."""
+        bot = self._bots.get(seat)
+        if bot is not None:
+            return bot
+        level = self._levels[seat]
+        if level is None:
+            if not self._covered[seat]:
+                return None
+            level = self.timing.cover_level
+        bot = self._factory(level, seat_bot_seed(self._bot_seed, seat, self._game_no))
+        self._bots[seat] = bot
+        self._fast[seat] = _fast(bot)
+        self._interest = None
+        return bot
+
+    def _drop_bot(self, seat: int) -> None:
+        if self._bots.pop(seat, None) is not None:
+            self._fast[seat] = None
+            self._interest = None
