@@ -220,3 +220,51 @@ def test_the_table_never_rounds_a_share_to_0_or_100() -> None:
     console.print(summary_table(summary))
     text = console.export_text()
     assert "99.98%" in text and "0.01%" in text and " 0% " in text and "0.0%" not in text
+
+
+def _workers_of(pid: int) -> list[int]:
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if int(stat[1]) == pid and b"spawn_main" in cmdline:
+                children.append(int(entry.name))
+    return children
+
+
+@pytest.mark.parametrize("after_s", [0.0, 1.0])  # while the workers start; while they play
+def test_ctrl_c_stops_at_once_with_one_line(after_s: float) -> None:
+    """Ctrl-C reaches the whole process group: the workers ignore it, the parent
+    drops the queued chunks, waits for the running ones and says how far it got."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [str(EXE), "simulate", "-g", "1000000", "-j", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(_workers_of(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(_workers_of(proc.pid)) == 2, "the pool did not start"
+        time.sleep(after_s)
+        os.killpg(proc.pid, signal.SIGINT)
+        stopped = time.monotonic()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:  # pragma: no cover - only if it hangs
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert time.monotonic() - stopped < 15
+    assert proc.returncode == 130
+    assert re.fullmatch(r"slapjack simulate: interrupted after [\d,]+ of 1,000,000 games\n", err), (
+        err
+    )

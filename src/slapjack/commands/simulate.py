@@ -264,9 +264,14 @@ def register(app: typer.Typer) -> None:
 
         err = Console(stderr=True)
         started = time.perf_counter()
+        played = [0]
+
+        def count(k: int) -> None:
+            played[0] += k
+
         try:
             if quiet:
-                results = simulate(config, games, jobs=jobs)
+                results = simulate(config, games, jobs=jobs, progress=count)
             else:
                 with Progress(
                     TextColumn("[bold]simulating"),
@@ -283,9 +288,16 @@ def register(app: typer.Typer) -> None:
                     disable=not err.is_terminal,  # piped: only the summary line
                 ) as progress:
                     task = progress.add_task("games", total=games)
-                    results = simulate(
-                        config, games, jobs=jobs, progress=lambda k: progress.advance(task, k)
-                    )
+
+                    def advance(k: int) -> None:
+                        count(k)
+                        progress.advance(task, k)
+
+                    results = simulate(config, games, jobs=jobs, progress=advance)
+        except KeyboardInterrupt:
+            raise CommandError(
+                f"interrupted after {played[0]:,} of {games:,} games", status=130
+            ) from None
         except SlapjackError as exc:  # the engine refused something: a bug, reported plainly
             raise CommandError(f"simulation failed: {exc.message}", status=1) from None
         elapsed = time.perf_counter() - started
