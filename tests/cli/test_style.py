@@ -140,6 +140,7 @@ LEVELS_TEXT = f"levels: {', '.join(LEVELS)}"
         (["tui", "--lang", "fr"], "slapjack tui: "),
         (["tui", "--server", "h.test:9"], "slapjack tui: --server, --token and --watch need --join CODE (or an invite link)"),
         (["tui", "--join", "AB12", "--name", "x" * 30], "slapjack tui: --name must be 1 to 24 characters, got 30"),
+        (["tui", "--deck", "/nonexistent/deck.txt"], "slapjack tui: cannot read the deck file /nonexistent/deck.txt: No such file or directory"),
         (["rules", "--preset", "nope"], "slapjack rules: unknown preset 'nope'; presets: "),
         (["rules", "--lang", "fr"], "slapjack rules: unknown language 'fr'"),
         (["replay", "/nonexistent/game.json"], "slapjack replay: /nonexistent/game.json: cannot read the file: No such file or directory"),
@@ -248,3 +249,13 @@ def test_the_tui_docs_name_only_real_options() -> None:
     table = text[text.index("| option | takes |") : text.index("## Start screen")]
     documented = set(re.findall(r"`(--?[a-z][\w-]*)`", table))
     assert documented == real - {"-h", "--help"}, documented ^ (real - {"-h", "--help"})
+
+
+def test_a_deck_file_that_is_not_text(tmp_path: Path, no_game: list[SlapjackApp]) -> None:
+    deck = tmp_path / "deck.bin"
+    deck.write_bytes(b"\xff\xfe\x00AS")
+    result = invoke("tui", "--deck", str(deck))
+    assert result.exit_code == 2 and not no_game
+    assert (
+        result.stderr == f"slapjack tui: cannot read the deck file {deck}: it is not UTF-8 text\n"
+    )

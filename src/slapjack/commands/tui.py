@@ -27,8 +27,10 @@ def read_deck(path: Path) -> tuple[Card, ...]:
     ``deck``. The first card goes to the first seat, who flips first."""
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DeckFileError(f"cannot read {path}: {exc}") from None
+    except OSError as exc:
+        raise DeckFileError(f"cannot read the deck file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise DeckFileError(f"cannot read the deck file {path}: it is not UTF-8 text") from None
     stripped = text.strip()
     names: object
     if stripped.startswith(("[", "{")):
