@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Annotated, Any
 
 import typer
+import typer.rich_utils as rich_utils
 from rich.console import Console
 from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
@@ -29,6 +30,11 @@ try:  # Typer >= 0.22 carries its own copy of click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older Typer on click itself
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
+
+# Typer's option table: one space between its columns (its default is two).
+# At 80 columns the long names of `slapjack serve` (--anticipation-floor-ms
+# beside a --no-... column) were cut with "…" otherwise.
+rich_utils.STYLE_OPTIONS_TABLE_PADDING = (0, 1, 0, 0)
 
 EXIT_USAGE = 2
 """Exit status of every refused command line or input."""
