@@ -1,4 +1,4 @@
-"""``slapjack simulate`` at a terminal: the progress bar, as a person sees it."""
+"""``slapjack simulate`` at a terminal, as a person sees it: the progress bar, no PNG."""
 
 from __future__ import annotations
 
@@ -25,3 +25,9 @@ def test_the_progress_bar_on_a_terminal() -> None:
     assert all(c % MAX_CHUNK == 0 for c in counts), counts  # not in steps of 375 (3000 // 8)
     assert "games/s" in out and "elapsed" in out and "ETA" in out
     assert re.search(r"simulated 3,000 games in \d+\.\d s \([\d,]+ games/s, 1 process\)", out)
+
+
+def test_no_png_onto_a_terminal() -> None:
+    out = run_in_terminal([str(EXE), "simulate", "-g", "5", "-j", "1", "--plot", "-"])
+    assert "slapjack simulate: --plot -: not writing a PNG to the terminal; redirect it" in out
+    assert "PNG" in out and "\x89PNG" not in out

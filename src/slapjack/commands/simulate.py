@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import IO, Any
 
@@ -253,6 +254,8 @@ def register(app: typer.Typer) -> None:
             to_stdout = [t for t in [json_file, *plots] if t == STDOUT]
             if len(to_stdout) > 1:
                 raise CommandError("only one of --json and --plot can write to stdout ('-')")
+            if STDOUT in plots and sys.stdout.isatty():
+                raise CommandError("--plot -: not writing a PNG to the terminal; redirect it")
             options: dict[str, Any] = parse_rule_options(rule or ())
             if preset is not None:
                 options["preset"] = preset
