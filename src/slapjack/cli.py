@@ -1,36 +1,37 @@
-"""The ``slapjack`` command: play, serve, tui, simulate, replay, rules."""
+"""The ``slapjack`` command: serve, tui, simulate, replay, rules, version."""
 
 from __future__ import annotations
 
 import importlib
 
-import typer
+from slapjack.commands.common import App, VersionOption
 
-app = typer.Typer(
+app = App(
     name="slapjack",
     help="Slapjack and Irish Snap: web game, terminal game, bots, simulator and records.",
+    epilog="Run 'slapjack COMMAND --help' for the options of a command.",
     no_args_is_help=True,
     add_completion=False,
 )
 
 
 @app.callback()
-def _root() -> None:
-    """Slapjack and Irish Snap."""
+def _root(_version: VersionOption = False) -> None:
+    """Slapjack and Irish Snap: web game, terminal game, bots, simulator and records."""
+
+
+# Each sub-command lives in its own module under slapjack.commands and
+# registers itself on the app, in the order --help lists them.
+for _name in ("serve", "tui", "simulate", "replay", "rules"):
+    importlib.import_module(f"slapjack.commands.{_name}").register(app)
 
 
 @app.command()
 def version() -> None:
-    """Print the version."""
+    """Print the version (as --version does)."""
     from slapjack import __version__
 
-    typer.echo(__version__)
-
-
-# Each sub-command lives in its own module under slapjack.commands and
-# registers itself on the app; the CLI imports them here.
-for _name in ("replay", "simulate", "rules", "serve", "tui"):
-    importlib.import_module(f"slapjack.commands.{_name}").register(app)
+    print(f"slapjack {__version__}")
 
 
 def main() -> None:

@@ -64,6 +64,49 @@ def test_readable_output_irish_loser_and_face_down_centre() -> None:
     assert "(+1 face down)" in out and "9♥" in out
 
 
+def _panel_lines(out: str) -> list[str]:
+    return [line.strip("│ ").rstrip() for line in out.splitlines()]
+
+
+def test_counts_are_singular_for_one(tmp_path: Path) -> None:
+    one = _write(tmp_path, "one.json", _record(actions=[{"t": 0, "flip": "Anna"}]))
+    result = runner.invoke(app, ["replay", str(one)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = _panel_lines(result.stdout)
+    assert any(line.startswith("Centre: 1 card, top last: ") for line in lines), lines
+    assert "1 event from 1 action." in lines
+    assert "1 cards" not in result.stdout and "1 events" not in result.stdout
+    many = runner.invoke(app, ["replay", str(EXAMPLES / "options" / "time_limit-300-shared.json")])
+    assert (
+        "Centre: 2 cards, top last: 2♣ 3♦" in many.stdout
+        and "4 events from 3 actions." in many.stdout
+    )
+
+
+def test_no_line_saying_nobody_is_out() -> None:
+    """Nobody out (a game in progress, one ended by the clock, Irish Snap won by
+    the first out before anyone is listed): the line is left out, not "nobody"."""
+    files = [
+        EXAMPLES / "options" / name
+        for name in (
+            "irish_goal-first_out.json",
+            "time_limit-300-shared.json",
+            "after_jack-continue.json",
+        )
+    ]
+    result = runner.invoke(app, ["replay", *map(str, files)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "Finished. Winner: P01" in out and "Finished. Winners: Anna, Ben" in out
+    assert "nobody" not in out and "in order:" not in out
+
+
+def test_the_table_columns_all_have_headers() -> None:
+    result = runner.invoke(app, ["replay", str(EN)], env={"COLUMNS": "100"})
+    header = next(line for line in result.stdout.splitlines() if "player" in line)
+    assert header.split()[1:] == ["player", "cards", "top", "card", "notes", "│"]
+
+
 def test_stdin() -> None:
     result = runner.invoke(app, ["replay", "--json", "-"], input=EN.read_text(encoding="utf-8"))
     assert result.exit_code == 0 and json.loads(result.stdout) == expected(EN)

@@ -84,6 +84,19 @@ def test_list_presets() -> None:
 
 
 @pytest.mark.parametrize(
+    ("lang", "headers"),
+    [("en", ["preset", "description", "options"]), ("de", ["Vorgabe", "Beschreibung", "Optionen"])],
+)
+def test_list_has_a_header_for_every_column(lang: str, headers: list[str]) -> None:
+    result = runner.invoke(
+        app, ["rules", "--list", "--lang", lang], env={**NEUTRAL, "COLUMNS": "120"}
+    )
+    assert result.exit_code == 0
+    header = result.stdout.splitlines()[1]
+    assert [cell.strip() for cell in header.strip("┃").split("┃")] == headers
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--preset", "snap"], "unknown preset 'snap'"),
@@ -104,7 +117,8 @@ def test_list_presets() -> None:
 def test_errors_exit_with_status_2(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["rules", *args], env=NEUTRAL)
     assert result.exit_code == 2
-    assert message in " ".join(result.stderr.split())
+    assert result.stderr.startswith("slapjack rules: ") and result.stderr.count("\n") == 1
+    assert message in result.stderr
     assert result.stdout == ""
 
 

@@ -27,7 +27,9 @@ from slapjack.core import (
     replay,
 )
 
-EXIT_INVALID = 2
+from .common import EXIT_USAGE, VersionOption, print_error
+
+EXIT_INVALID = EXIT_USAGE
 
 
 class ReplayFailed(Exception):
@@ -69,7 +71,7 @@ def describe(path: str, record: Record, result: Replay) -> Panel:
     table.add_column("player")
     table.add_column("cards", justify="right")
     table.add_column("top card")
-    table.add_column("")
+    table.add_column("notes")
     out_rank = {s: k + 1 for k, s in enumerate(game.out_order)}
     for seat, name in enumerate(names):
         stack = game.stacks[seat]
@@ -97,19 +99,16 @@ def describe(path: str, record: Record, result: Replay) -> Panel:
         shown = " ".join(card_symbol(c) for c in face_up[-8:])
         more = "… " if len(face_up) > 8 else ""
         hidden = f" (+{game.centre_hidden} face down)" if game.centre_hidden else ""
-        centre_line = f"Centre: {len(centre)} cards, top last: {more}{shown}{hidden}"
+        centre_line = f"Centre: {_count(len(centre), 'card')}, top last: {more}{shown}{hidden}"
     else:
         centre_line = "Centre: empty"
-    lines: list[RenderableType] = [
-        status,
-        table,
-        Text(centre_line),
-        Text(
-            ("Finished, in order: " if game.rules.is_irish else "Out, in order: ")
-            + (", ".join(pos["out"]) if pos["out"] else "nobody")
-        ),
-        Text(f"{len(result.events)} events from {len(record.actions)} actions."),
-    ]
+    lines: list[RenderableType] = [status, table, Text(centre_line)]
+    if pos["out"]:  # nobody out yet (or the game ended first): no line saying "nobody"
+        label = "Finished, in order: " if game.rules.is_irish else "Out, in order: "
+        lines.append(Text(label + ", ".join(pos["out"])))
+    lines.append(
+        Text(f"{_count(len(result.events), 'event')} from {_count(len(record.actions), 'action')}.")
+    )
     return Panel(
         Group(*lines),
         title=f"[bold]{path}[/]",
@@ -117,6 +116,11 @@ def describe(path: str, record: Record, result: Replay) -> Panel:
         title_align="left",
         subtitle_align="left",
     )
+
+
+def _count(k: int, noun: str) -> str:
+    """``1 card``, ``2 cards``, ``0 cards``."""
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
 
 
 def _ordinal(k: int) -> str:
@@ -129,14 +133,14 @@ def position_json(result: Replay) -> str:
     return json.dumps(final_position(result), ensure_ascii=False)
 
 
-def run(files: list[str], as_json: bool, out: Console, err: Console) -> int:
+def run(files: list[str], as_json: bool, out: Console) -> int:
     """Replay every file; print their positions in order. Returns the exit status."""
     results: list[tuple[str, Record, Replay]] = []
     for path in files:
         try:
             record, result = load_and_replay(path)
         except ReplayFailed as exc:
-            err.print(f"slapjack replay: {exc}", markup=False, highlight=False, soft_wrap=True)
+            print_error("slapjack replay", str(exc))
             return EXIT_INVALID
         results.append((path, record, result))
     for path, record, result in results:
@@ -159,12 +163,13 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(
             False, "--json", help="Print each final position as one JSON object per line."
         ),
+        _version: VersionOption = False,
     ) -> None:
         """Check and replay game records; print each final position.
 
         An invalid record exits with status 2 and one message naming the file,
         the action and what is wrong; nothing is printed for the others.
         """
-        status = run(files, as_json, Console(), Console(stderr=True))
+        status = run(files, as_json, Console())
         if status:
             raise typer.Exit(code=status)

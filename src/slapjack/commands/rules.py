@@ -14,6 +14,8 @@ from slapjack.core import PRESETS, Rules, SlapjackError
 from slapjack.core.rules import OPTION_NAMES
 from slapjack.texts import check_lang, locale_language, preset_help, rules_text
 
+from .common import CommandError, VersionOption
+
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 
@@ -54,16 +56,19 @@ def parse_rule_options(pairs: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}", markup=True)
-    return typer.Exit(code=2)
+LIST_HEADERS = {
+    "en": ("preset", "description", "options"),
+    "de": ("Vorgabe", "Beschreibung", "Optionen"),
+}
+"""The column headers of ``slapjack rules --list``."""
 
 
 def _preset_table(lang: str) -> Table:
+    preset, summary, options = LIST_HEADERS[lang]
     table = Table(show_lines=True)
-    table.add_column("preset", no_wrap=True)
-    table.add_column("")
-    table.add_column("options", no_wrap=True)
+    table.add_column(preset, no_wrap=True)
+    table.add_column(summary)
+    table.add_column(options, no_wrap=True)
     for name, info in preset_help(lang).items():
         opts = "\n".join(f"{k}={_text(v)}" for k, v in info["options"].items())
         table.add_row(
@@ -86,18 +91,20 @@ def register(app: typer.Typer) -> None:
     @app.command("rules")
     def rules_command(
         preset: str = typer.Option(
-            "classic", "--preset", "-p", help=f"One of: {', '.join(PRESETS)}."
+            "classic", "--preset", "-p", metavar="NAME", help=f"One of: {', '.join(PRESETS)}."
         ),
         lang: str | None = typer.Option(
             None,
             "--lang",
             "-l",
+            metavar="LANG",
             help="en or de (default: from the locale, LC_ALL / LC_MESSAGES / LANG).",
         ),
         rule: list[str] | None = typer.Option(
             None,
             "--rule",
             "-r",
+            metavar="KEY=VALUE",
             help="Override an option of the preset, e.g. --rule tie=split (repeatable).",
         ),
         list_presets: bool = typer.Option(
@@ -106,10 +113,12 @@ def register(app: typer.Typer) -> None:
         markdown: bool = typer.Option(
             False, "--markdown", help="Print the raw Markdown instead of rendering it."
         ),
+        _version: VersionOption = False,
     ) -> None:
-        """Print the rules of a preset in our own words, listing every option and its value.
+        """Print the rules of a preset in our own words, in English or German.
 
-        Unknown presets, languages and options exit with status 2.
+        Every option is listed with its value. Unknown presets, languages and
+        options exit with status 2.
         """
         try:
             language = check_lang(lang) if lang is not None else locale_language()
@@ -119,7 +128,7 @@ def register(app: typer.Typer) -> None:
             options = {"preset": preset, **parse_rule_options(rule or ())}
             text = rules_text(Rules.from_options(options), language)
         except SlapjackError as exc:
-            raise _fail(exc.message) from None
+            raise CommandError(exc.message) from None
         if markdown:
             typer.echo(text, nl=False)
         else:

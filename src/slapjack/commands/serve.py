@@ -12,8 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .common import CommandError, VersionOption
+
 if TYPE_CHECKING:
     import uvicorn
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 MAX_WS_FRAME = 65536
 """Frames above this are refused by the WebSocket layer itself (close 1009);
@@ -93,9 +97,12 @@ def serve(
     ] = None,
     referee: Annotated[
         str | None,
-        typer.Option(help="fair or arrival (default: fair when available, else arrival)."),
+        typer.Option(
+            metavar="NAME",
+            help="fair or arrival (default: fair when available, else arrival).",
+        ),
     ] = None,
-    log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "info",
+    log_level: Annotated[str, typer.Option(help=f"{', '.join(LOG_LEVELS)}.")] = "info",
     write_behind: Annotated[
         bool,
         typer.Option(
@@ -144,6 +151,7 @@ def serve(
             "empty rooms and each socket's flood limits stay.",
         ),
     ] = True,
+    _version: VersionOption = False,
 ) -> None:
     """Start the web game and print its address."""
     import uvicorn
@@ -153,14 +161,16 @@ def serve(
     from slapjack.server.referee import REFEREES, referee_factory
 
     if referee is not None and referee not in REFEREES:
-        raise typer.BadParameter(f"--referee must be one of {', '.join(REFEREES)}")
+        raise CommandError(f"--referee must be one of {', '.join(REFEREES)}, got {referee!r}")
+    if log_level.lower() not in LOG_LEVELS:
+        raise CommandError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
         referee_factory(referee, floor_ms=anticipation_floor_ms, resolution_ms=tie_resolution_ms)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise CommandError(str(exc)) from None
     if database_url is None:
         data_dir.mkdir(parents=True, exist_ok=True)
     app = create_app(
@@ -178,7 +188,7 @@ def serve(
     try:
         sock.bind((host, port))
     except OSError as exc:
-        raise typer.BadParameter(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"Slapjack is served at http://{shown}:{bound}/", err=False)

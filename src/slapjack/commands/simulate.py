@@ -3,27 +3,71 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+import sys
+import time
+from typing import IO, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
-from slapjack.bots import LEVELS
+from slapjack.bots import LEVELS, UnknownBotLevel, make_bot
 from slapjack.core import PRESETS, IrishGoal, Rules, SlapjackError
+
+from .common import (
+    STDOUT,
+    CommandError,
+    VersionOption,
+    bot_levels,
+    check_output,
+    check_range,
+    check_seed,
+    note,
+    write_output,
+)
 
 GAMES = ("slapjack", "irish-snap")
 
 
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}", markup=True)
-    return typer.Exit(code=2)
+def _sim_level_problem(level: str) -> str | None:
+    try:
+        make_bot(level, 0)
+    except UnknownBotLevel:
+        return f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}"
+    return None
+
+
+def parse_bots(spec: str | None, players: int) -> tuple[str, ...]:
+    """``--bots``: one level for every seat (``pro``) or one per seat
+    (``pro,casual,casual,beginner``); the default is casual everywhere."""
+    return bot_levels(spec or "casual", players, "player", _sim_level_problem)
+
+
+class RateColumn(ProgressColumn):
+    """Games per second, averaged by Rich over its speed window (30 s)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        shown = "–" if speed is None else f"{speed:,.0f}"
+        return Text(f"{shown:>7} games/s", style="progress.data.speed")
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+    from slapjack.sim.plot import share_label
+
+    return share_label(100 * x)
 
 
 def summary_table(summary: Any) -> Table:
@@ -111,102 +155,176 @@ def register(app: typer.Typer) -> None:
 
     @app.command("simulate")
     def simulate_command(
-        players: int = typer.Option(4, "--players", "-p", help="Seats at the table (2-52)."),
-        games: int = typer.Option(1000, "--games", "-g", help="How many games to play."),
-        game: str = typer.Option("slapjack", "--game", help=f"One of: {', '.join(GAMES)}."),
+        players: int = typer.Option(
+            4, "--players", "-n", metavar="N", help="Seats at the table, 2 to 52."
+        ),
+        games: int = typer.Option(
+            1000, "--games", "-g", metavar="N", help="How many games to play, 1 to 100,000,000."
+        ),
+        game: str = typer.Option(
+            "slapjack", "--game", metavar="GAME", help=f"One of: {', '.join(GAMES)}."
+        ),
         preset: str | None = typer.Option(
             None,
             "--preset",
+            "-p",
+            metavar="NAME",
             help=f"One of: {', '.join(PRESETS)} (default: classic, or irish-snap for --game irish-snap).",
         ),
         bots: str | None = typer.Option(
             None,
             "--bots",
             "-b",
-            help=f"One level per seat, comma-separated, from: {', '.join(LEVELS)} (default: all casual).",
+            metavar="LEVELS",
+            help=f"A bot level for every seat, or one per seat comma-separated: {', '.join(LEVELS)} (default: casual).",
         ),
         seed: int = typer.Option(
-            0, "--seed", "-s", help="Master seed: the same seed, the same games."
+            0,
+            "--seed",
+            "-s",
+            metavar="N",
+            help="Master seed, 0 to 2^64-1: the same seed, the same games.",
         ),
         jobs: int | None = typer.Option(
-            None, "--jobs", "-j", help="Worker processes (default: all cores)."
+            None, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores)."
         ),
         cap: int = typer.Option(
-            5000, "--cap", help="Stop a game after this many flips (counted as capped)."
+            5000,
+            "--cap",
+            metavar="FLIPS",
+            help="Stop a game after this many flips (it counts as capped).",
         ),
-        json_file: Path | None = typer.Option(
-            None, "--json", help="Write every figure to this JSON file."
+        json_file: str | None = typer.Option(
+            None,
+            "--json",
+            metavar="FILE",
+            help="Write every figure to this JSON file ('-': stdout).",
         ),
-        plot: Path | None = typer.Option(
-            None, "--plot", help="Draw game length and win shares into this .png (or .svg, .pdf)."
+        plot: list[str] | None = typer.Option(
+            None,
+            "--plot",
+            metavar="FILE",
+            help="Draw game lengths and win shares into FILE: .png, .svg or .pdf by its name "
+            "('-': PNG on stdout). Repeat it for several files.",
         ),
         rule: list[str] | None = typer.Option(
-            None, "--rule", "-r", help="Override an option, e.g. --rule tie=split (repeatable)."
+            None,
+            "--rule",
+            "-r",
+            metavar="KEY=VALUE",
+            help="Override an option, e.g. --rule tie=split (repeatable).",
         ),
         check: bool = typer.Option(
             False, "--check", help="Check the 52-card invariant after every action (slower)."
         ),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+        quiet: bool = typer.Option(
+            False, "--quiet", "-q", help="No progress bar and no 'wrote FILE' lines on stderr."
+        ),
+        _version: VersionOption = False,
     ) -> None:
-        """Play bot-only games on a process pool and print a summary table.
+        """Play bot-only games on all cores and sum them up in a table.
 
-        Reproducible for a given --seed whatever --jobs is. Bad arguments exit with status 2.
+        The same --seed plays the same games whatever --jobs is. The progress bar,
+        the run's one-line summary and a 'wrote FILE' line per file go to stderr.
+        With --json - or --plot - the data goes to stdout and the table to stderr.
         """
         from slapjack.commands.rules import parse_rule_options
-        from slapjack.sim import SimConfig, Summary, levels_of, simulate
+        from slapjack.sim import SimConfig, Summary, simulate
         from slapjack.sim.plot import FORMATS, plot_summary
-        from slapjack.sim.run import MAX_GAMES
+        from slapjack.sim.run import MAX_GAMES, default_jobs
 
+        plots = list(plot or ())
         try:
             if game not in GAMES:
-                raise SlapjackError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
-            if not 2 <= players <= 52:
-                raise SlapjackError(f"--players must be from 2 to 52, got {players}")
-            if not 1 <= games <= MAX_GAMES:
-                raise SlapjackError(f"--games must be from 1 to {MAX_GAMES}, got {games}")
+                raise CommandError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+            check_range("--players", players, 2, 52)
+            check_range("--games", games, 1, MAX_GAMES)
             if jobs is not None and jobs < 1:
-                raise SlapjackError(f"--jobs must be at least 1, got {jobs}")
+                raise CommandError(f"--jobs must be at least 1, got {jobs}")
             if cap < 1:
-                raise SlapjackError(f"--cap must be at least 1, got {cap}")
-            if plot is not None and plot.suffix.lower() not in FORMATS:
-                raise SlapjackError(f"--plot must name a {', '.join(FORMATS)} file, got {plot}")
-            for path, flag in ((json_file, "--json"), (plot, "--plot")):
-                if path is not None and not path.parent.resolve().is_dir():
-                    raise SlapjackError(f"{flag}: no directory {path.parent}")
+                raise CommandError(f"--cap must be at least 1, got {cap}")
+            check_seed(seed)
+            for target in plots:
+                if target != STDOUT and not target.lower().endswith(FORMATS):
+                    raise CommandError(
+                        f"--plot must name a {', '.join(FORMATS)} file (or '-'), got {target}"
+                    )
+                check_output("--plot", target)
+            check_output("--json", json_file)
+            to_stdout = [t for t in [json_file, *plots] if t == STDOUT]
+            if len(to_stdout) > 1:
+                raise CommandError("only one of --json and --plot can write to stdout ('-')")
+            if STDOUT in plots and sys.stdout.isatty():
+                raise CommandError("--plot -: not writing a PNG to the terminal; redirect it")
             options: dict[str, Any] = parse_rule_options(rule or ())
             if preset is not None:
                 options["preset"] = preset
             rules = Rules.from_options(options, game=game)
-            levels = levels_of(
-                bots if bots is not None else ",".join(["casual"] * players), players
-            )
-            config = SimConfig(rules, levels, seed=seed, cap=cap)
+            levels = parse_bots(bots, players)
+            config = SimConfig(rules, levels, seed=seed, cap=cap, check=check)
         except SlapjackError as exc:
-            raise _fail(exc.message) from None
+            raise CommandError(exc.message) from None
 
         err = Console(stderr=True)
+        started = time.perf_counter()
+        played = [0]
+
+        def count(k: int) -> None:
+            played[0] += k
+
         try:
             if quiet:
-                results = simulate(config, games, jobs=jobs)
+                results = simulate(config, games, jobs=jobs, progress=count)
             else:
                 with Progress(
-                    TextColumn("simulating"),
+                    TextColumn("[bold]simulating"),
                     BarColumn(),
                     MofNCompleteColumn(),
+                    TaskProgressColumn(),
+                    RateColumn(),
+                    TextColumn("elapsed"),
+                    TimeElapsedColumn(),
+                    TextColumn("ETA"),
                     TimeRemainingColumn(),
                     console=err,
                     transient=True,
+                    disable=not err.is_terminal,  # piped: only the summary line
                 ) as progress:
                     task = progress.add_task("games", total=games)
-                    results = simulate(
-                        config, games, jobs=jobs, progress=lambda k: progress.advance(task, k)
-                    )
+
+                    def advance(k: int) -> None:
+                        count(k)
+                        progress.advance(task, k)
+
+                    results = simulate(config, games, jobs=jobs, progress=advance)
+        except KeyboardInterrupt:
+            raise CommandError(
+                f"interrupted after {played[0]:,} of {games:,} games", status=130
+            ) from None
         except SlapjackError as exc:  # the engine refused something: a bug, reported plainly
-            err.print(f"[bold red]simulation failed:[/] {exc.message}", highlight=False)
-            raise typer.Exit(code=1) from None
+            raise CommandError(f"simulation failed: {exc.message}", status=1) from None
+        elapsed = time.perf_counter() - started
         summary = Summary.of(rules, levels, seed, cap, results)
-        Console().print(summary_table(summary))
+        if not quiet:
+            workers = jobs if jobs is not None else default_jobs()
+            note(
+                f"simulated {games:,} games in {elapsed:.1f} s "
+                f"({games / max(elapsed, 1e-9):,.0f} games/s, {workers} "
+                f"{'process' if workers == 1 else 'processes'}): "
+                f"{summary.finished:,} finished, {summary.capped:,} capped"
+            )
+        (err if to_stdout else Console()).print(summary_table(summary))
         if json_file is not None:
-            json_file.write_text(json.dumps(summary.to_dict(), indent=2) + "\n", encoding="utf-8")
-        if plot is not None:
-            plot_summary(summary, plot)
+            data = (json.dumps(summary.to_dict(), indent=2) + "\n").encode("utf-8")
+
+            def write_json(fh: IO[bytes]) -> None:
+                fh.write(data)
+
+            write_output(json_file, write_json, quiet=quiet)
+        for target in plots:
+            fmt = "png" if target == STDOUT else target.rsplit(".", 1)[-1].lower()
+
+            def write_plot(fh: IO[bytes], fmt: str = fmt) -> None:
+                plot_summary(summary, fh, fmt=fmt)
+
+            write_output(target, write_plot, quiet=quiet)
