@@ -123,7 +123,8 @@ def register(app: typer.Typer) -> None:
             None,
             "--bots",
             "-b",
-            help=f"One level per seat, comma-separated, from: {', '.join(LEVELS)} (default: all casual).",
+            help=f"One level per seat, comma-separated, from: {', '.join(LEVELS)}, or human:<ms>"
+            " (a simulated person with that median reaction; default: all casual).",
         ),
         seed: int = typer.Option(
             0, "--seed", "-s", help="Master seed: the same seed, the same games."

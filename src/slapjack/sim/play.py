@@ -19,7 +19,7 @@ How a game runs (``docs/bots.md`` has the whole story):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -251,6 +251,11 @@ def play_game(
     # A card nobody could slap costs one lookup.
     interest = _interest_table(deciders, rules)
     flip_delays = [b.next_flip_delay_ms for b in deciders]
+    # Bots with the optional notice hook (``matched``) learn from settled races;
+    # the seats they learn from are the others (the simulator's stand-ins for
+    # people). Without such bots none of this costs anything.
+    learners = [hook for b in bots if (hook := getattr(b, "notice", None)) is not None]
+    people = [s for s, b in enumerate(bots) if getattr(b, "notice", None) is None]
     settle = game.settle
     centre = game.centre
     is_out = game.is_out
@@ -274,7 +279,10 @@ def play_game(
             stall_at = game.flips
             if stalls > 3:  # pragma: no cover - the engine always resolves this
                 raise SimulationError("the engine did not resolve a position nobody can flip")
-            tally.settled(settle(True))
+            events = settle(True)
+            tally.settled(events)
+            if learners:
+                _notice(learners, events, people, is_out)
             continue
         if game.flips >= cap:
             capped = True
@@ -330,10 +338,15 @@ def play_game(
                     tally.wrong[s] += 1
         if game.race_open and not game.over:
             close = last_t if slapped >= could_slap else t + window_int
-            tally.settled(settle(not reslap))
+            racing = [s for s in people if not is_out[s]] if learners else people
+            events = settle(not reslap)
+            tally.settled(events)
             if game.race_open:  # an exact tie opened a reslap round
                 close = _reslap_round(game, bots, close, window_ms, do_slap, check)
-                tally.settled(settle(True))
+                events = settle(True)
+                tally.settled(events)
+            if learners:
+                _notice(learners, events, racing, None)
             if close > clock:
                 clock = float(close)
         elif last_t > clock:
@@ -359,6 +372,20 @@ def play_game(
         no_slaps=tally.no_slaps,
         record=table.record if table is not None else None,
     )
+
+
+def _notice(
+    learners: Sequence[Callable[[Sequence[Event], Collection[int]], None]],
+    events: list[Event],
+    people: Sequence[int],
+    is_out: Sequence[bool] | None,
+) -> None:
+    """Tell the learning bots about a settled race (``people``: who could slap it)."""
+    if not events:
+        return
+    seats = frozenset(s for s in people if is_out is None or not is_out[s])
+    for hook in learners:
+        hook(events, seats)
 
 
 def _reslap_round(
