@@ -13,13 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 4096
 MAX_SEATS = 10
-BOT_LEVELS = ("beginner", "casual", "pro", "perfect")
+BOT_LEVELS = ("beginner", "casual", "pro", "matched", "perfect")
 
 Token = Annotated[str, Field(min_length=1, max_length=128)]
 FlipId = Annotated[int, Field(ge=0, le=1_000_000, strict=True)]
 Stamp = Annotated[float, Field(allow_inf_nan=False, ge=-1e15, le=1e15)]
 Name = Annotated[str, Field(min_length=1, max_length=24)]
-BotLevel = Literal["beginner", "casual", "pro", "perfect"]
+BotLevel = Literal["beginner", "casual", "pro", "matched", "perfect"]
 
 
 class _Strict(BaseModel):

@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
-from slapjack.bots.base import Bot
+from slapjack.bots.base import Bot, notice_bots
 from slapjack.core import (
     Event,
     Flip,
@@ -561,6 +561,7 @@ class GameController:
         return events
 
     def _absorb(self, events: list[Event]) -> None:
+        notice_bots(self.bots.values(), events, self.humans)
         for event in events:
             self._count(event)
         results, reactions = log_events(self._log, events)
