@@ -186,6 +186,32 @@ def test_censoring_is_what_keeps_a_slow_person_slow() -> None:
     assert statistics.median(naive) < -0.12
 
 
+@pytest.mark.parametrize("median", [350, 550])
+def test_matched_bots_find_a_person_behind_the_fair_referees_early_close(median: int) -> None:
+    """Three matched bots race a person; each race lists only the slaps within
+    20 ms of its best reaction (as the fair referee closes it). The bots still
+    end near the person's median, and the person wins a fair part of the races."""
+    rng = random.Random(median)
+    person = person_reaction(float(median)).sampler(rng)
+    errors = []
+    wins = races = 0
+    for run in range(60):
+        bots = [make_bot("matched", 10 * run + i) for i in range(3)]
+        for race in range(30):
+            times = {0: person(), **{i + 1: b._draw_reaction() for i, b in enumerate(bots)}}
+            cutoff = min(times.values()) + 20.0
+            listed = sorted((t, s) for s, t in times.items() if t <= cutoff)
+            event = RaceWon(listed[0][1], 5, tuple((s, float(round(t))) for t, s in listed))
+            for b in bots:
+                b.notice([event], {0})
+            if race >= 10:
+                races += 1
+                wins += listed[0][1] == 0
+        errors.append(bots[0].estimate_ms / median - 1.0)
+    assert abs(statistics.median(errors)) < 0.05
+    assert 0.18 < wins / races < 0.32
+
+
 # ------------------------------------------------------------ the fair aim
 
 
