@@ -7,22 +7,49 @@ from __future__ import annotations
 
 from typing import Final
 
-from .base import Bot, BotError, FastBot, SlapIntent, UnknownBotLevel
-from .human import PROFILES, ExGaussian, HumanBot, Profile, make_bot
+from .base import (
+    Bot,
+    BotError,
+    FastBot,
+    Noticing,
+    SlapIntent,
+    UnknownBotLevel,
+    notice_bots,
+)
+from .factory import PERSON_PREFIX, make_bot
+from .human import (
+    PROFILES,
+    TYPICAL_MEDIAN_MS,
+    ExGaussian,
+    HumanBot,
+    Profile,
+    person_profile,
+    person_reaction,
+)
+from .matched import MatchedBot, MedianTracker
 
-LEVELS: Final[tuple[str, ...]] = ("beginner", "casual", "pro", "perfect")
-"""Every bot level, slowest first; ``perfect`` is deterministic (for tests)."""
+LEVELS: Final[tuple[str, ...]] = ("beginner", "casual", "pro", "matched", "perfect")
+"""Every bot level: ``beginner`` < ``casual`` < ``pro`` in skill, ``matched``
+(plays at the people's speed), ``perfect`` (deterministic, for tests)."""
 
 __all__ = [
     "LEVELS",
+    "PERSON_PREFIX",
     "PROFILES",
+    "TYPICAL_MEDIAN_MS",
     "Bot",
     "BotError",
     "ExGaussian",
     "FastBot",
     "HumanBot",
+    "MatchedBot",
+    "MedianTracker",
+    "Noticing",
     "Profile",
     "SlapIntent",
     "UnknownBotLevel",
     "make_bot",
+    "notice_bots",
+    "person_profile",
+    "person_reaction",
 ]

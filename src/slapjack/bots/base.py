@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from slapjack.core import Card, Rules, SlapjackError, View
+from slapjack.core.events import Event
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,40 @@ class FastBot(Bot, Protocol):
     def next_flip_delay_ms(self) -> float:
         """``flip_delay_ms`` for bots whose flip delay does not depend on the view."""
         ...
+
+
+@runtime_checkable
+class Noticing(Protocol):
+    """The optional hook of a bot that learns from what happens at the table.
+
+    Whoever drives the bots calls :meth:`notice` with every batch of events the
+    game produced (or at least every batch that settles a race), and the seats
+    played by people. A bot without the hook is never called, so drivers may
+    skip the work for it. ``notice`` must not draw random numbers that
+    :meth:`Bot.react` would otherwise draw; it only changes the bot's own state.
+    """
+
+    def notice(self, events: Sequence[Event], people: Collection[int]) -> None:
+        """Learn from ``events``; ``people`` are the seats played by people."""
+        ...
+
+
+def notice_bots(bots: Iterable[object], events: Sequence[Event], people: Iterable[int]) -> None:
+    """Pass ``events`` to every bot in ``bots`` that has a ``notice`` hook.
+
+    ``people`` are the seats played by people (not by a bot covering for them).
+    Bots without the hook cost one attribute look-up; no events, nothing at all.
+    """
+    if not events:
+        return
+    seats: frozenset[int] | None = None
+    for bot in bots:
+        hook = getattr(bot, "notice", None)
+        if hook is None:
+            continue
+        if seats is None:
+            seats = frozenset(people)
+        hook(events, seats)
 
 
 class BotError(SlapjackError):

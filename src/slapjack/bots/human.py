@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from slapjack.core import JACK, KING, QUEEN, Card, GameKind, Rules, View
 
-from .base import BotError, SlapIntent, UnknownBotLevel
+from .base import SlapIntent
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,63 @@ class ExGaussian:
     def sd(self) -> float:
         """The standard deviation before truncation: ``sqrt(sigma² + tau²)``."""
         return math.hypot(self.sigma, self.tau)
+
+    def pdf(self, x: float) -> float:
+        """The density at ``x`` before truncation (``sigma`` and ``tau`` must be positive)."""
+        mu, sigma, tau = self.mu, self.sigma, self.tau
+        if sigma <= 0.0 or tau <= 0.0:
+            raise ValueError("pdf needs sigma > 0 and tau > 0")
+        exponent = sigma * sigma / (2.0 * tau * tau) - (x - mu) / tau
+        if exponent > 700.0:
+            z = (x - mu) / sigma
+            return math.exp(-0.5 * z * z) / (sigma * math.sqrt(math.tau))
+        return math.exp(exponent) * _phi((x - mu) / sigma - sigma / tau) / tau
+
+    def cdf(self, x: float) -> float:
+        """P(draw <= x) before truncation."""
+        mu, sigma, tau = self.mu, self.sigma, self.tau
+        if sigma == 0.0 and tau == 0.0:
+            return 1.0 if x >= mu else 0.0
+        if tau == 0.0:
+            return _phi((x - mu) / sigma)
+        if sigma == 0.0:
+            return 0.0 if x < mu else -math.expm1(-(x - mu) / tau)
+        z = (x - mu) / sigma
+        exponent = -(x - mu) / tau + sigma * sigma / (2.0 * tau * tau)
+        if exponent > 700.0:  # far in the left tail: the second term underflows with the first
+            return _phi(z)
+        return max(0.0, _phi(z) - math.exp(exponent) * _phi(z - sigma / tau))
+
+    @property
+    def median(self) -> float:
+        """The median before truncation (found by bisection on :meth:`cdf`)."""
+        lo = self.mu - 10.0 * self.sigma
+        hi = self.mu + 10.0 * self.sigma + 10.0 * self.tau
+        for _ in range(80):
+            mid = (lo + hi) / 2.0
+            if self.cdf(mid) < 0.5:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2.0
+
+    @classmethod
+    def with_median(
+        cls,
+        median: float,
+        sigma: float,
+        tau: float,
+        *,
+        floor: float = 0.0,
+        ceiling: float = math.inf,
+    ) -> ExGaussian:
+        """The ex-Gaussian with spread ``sigma``, ``tau`` whose median is ``median``.
+
+        The median of ``mu + X`` is ``mu + median(X)``, so ``mu`` is the target
+        minus the median of the same shape at ``mu = 0``.
+        """
+        offset = cls(0.0, sigma, tau, floor=-math.inf).median
+        return cls(median - offset, sigma, tau, floor=floor, ceiling=ceiling)
 
     def draw(self, rng: random.Random) -> float:
         """One draw, using only ``rng`` (for many draws use :meth:`sampler`)."""
@@ -117,35 +174,85 @@ class Profile:
                 raise ValueError(f"{name} must be a probability, got {p!r}")
 
 
+def _phi(z: float) -> float:
+    """The standard normal distribution function."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
 _IRISH = GameKind.IRISH_SNAP
 
 PHYSIOLOGICAL_FLOOR_MS = 100.0
 """Faster reactions count as anticipation (RULES.md section 4); bots never draw them."""
 
+REACTION_CEILING_MS = 3000.0
+"""Slower draws are drawn again (a room's slap window is shorter anyway)."""
+
+SIGMA_PER_MS = 0.09
+"""``sigma`` of a person's go/no-go reaction times as a share of their median
+(ex-Gaussian fit to browser go/no-go data, ``docs/bots.md``)."""
+TAU_PER_MS = 0.13
+"""``tau`` as a share of the median (the same fit)."""
+
+TYPICAL_MEDIAN_MS = 425.0
+"""The median person's median go/no-go reaction in a browser (``docs/bots.md``):
+the ``casual`` level and the prior of ``matched``."""
+
+MIN_PERSON_MS = 150.0
+MAX_PERSON_MS = 1500.0
+"""The medians a person-like reaction model may have."""
+
+
+def person_reaction(median_ms: float) -> ExGaussian:
+    """A person's reaction-time model with median ``median_ms``: the ex-Gaussian
+    shape of browser go/no-go data (``sigma``, ``tau`` in proportion to the median)."""
+    if not MIN_PERSON_MS <= median_ms <= MAX_PERSON_MS:
+        raise ValueError(
+            f"a median reaction must lie between {MIN_PERSON_MS:g} and {MAX_PERSON_MS:g} ms,"
+            f" got {median_ms!r}"
+        )
+    return ExGaussian.with_median(
+        median_ms,
+        SIGMA_PER_MS * median_ms,
+        TAU_PER_MS * median_ms,
+        floor=PHYSIOLOGICAL_FLOOR_MS,
+        ceiling=REACTION_CEILING_MS,
+    )
+
+
+_CASUAL_FLIPS = ExGaussian(380.0, 60.0, 180.0, floor=200.0, ceiling=5000.0)
+
 PROFILES: dict[str, Profile] = {
     "beginner": Profile(
         level="beginner",
-        reaction=ExGaussian(290.0, 45.0, 120.0, floor=PHYSIOLOGICAL_FLOOR_MS, ceiling=3000.0),
+        reaction=person_reaction(470.0),
         flip_delay=ExGaussian(450.0, 80.0, 300.0, floor=200.0, ceiling=5000.0),
-        lapse=0.07,
+        lapse=0.06,
         flinch=0.08,
         forget_call=0.15,
     ),
     "casual": Profile(
         level="casual",
-        reaction=ExGaussian(240.0, 30.0, 70.0, floor=PHYSIOLOGICAL_FLOOR_MS, ceiling=3000.0),
-        flip_delay=ExGaussian(380.0, 60.0, 180.0, floor=200.0, ceiling=5000.0),
+        reaction=person_reaction(TYPICAL_MEDIAN_MS),
+        flip_delay=_CASUAL_FLIPS,
         lapse=0.03,
-        flinch=0.03,
+        flinch=0.04,
         forget_call=0.05,
     ),
     "pro": Profile(
         level="pro",
-        reaction=ExGaussian(200.0, 20.0, 40.0, floor=PHYSIOLOGICAL_FLOOR_MS, ceiling=3000.0),
+        reaction=person_reaction(350.0),
         flip_delay=ExGaussian(300.0, 40.0, 100.0, floor=200.0, ceiling=5000.0),
         lapse=0.01,
-        flinch=0.005,
+        flinch=0.01,
         forget_call=0.01,
+    ),
+    "matched": Profile(
+        level="matched",
+        reaction=person_reaction(TYPICAL_MEDIAN_MS),  # the prior; see bots/matched.py
+        flip_delay=_CASUAL_FLIPS,
+        lapse=0.03,
+        flinch=0.04,
+        forget_call=0.05,
     ),
     "perfect": Profile(
         level="perfect",
@@ -153,7 +260,23 @@ PROFILES: dict[str, Profile] = {
         flip_delay=ExGaussian(500.0),
     ),
 }
-"""The bot levels, from slowest to fastest; ``perfect`` is deterministic."""
+"""The bot levels: ``beginner`` < ``casual`` < ``pro`` in skill; ``matched`` plays
+at the speed of the people at the table (its reaction model here is its prior);
+``perfect`` is deterministic (for tests)."""
+
+
+def person_profile(median_ms: float) -> Profile:
+    """A simulated person with median reaction ``median_ms`` (level ``human:<ms>``):
+    the spread of :func:`person_reaction` and the mistakes and flips of ``casual``."""
+    casual = PROFILES["casual"]
+    return Profile(
+        level=f"human:{median_ms:g}",
+        reaction=person_reaction(median_ms),
+        flip_delay=casual.flip_delay,
+        lapse=casual.lapse,
+        flinch=casual.flinch,
+        forget_call=casual.forget_call,
+    )
 
 
 @dataclass(slots=True)
@@ -273,15 +396,3 @@ class HumanBot:
             return SlapIntent(reaction, False)
         forget = self._forget
         return SlapIntent(reaction, not (forget > 0.0 and self._uniform() < forget))
-
-
-def make_bot(level: str, seed: int) -> HumanBot:
-    """A bot of ``level`` (one of :data:`LEVELS`) with its own generator seeded by ``seed``."""
-    profile = PROFILES.get(level) if isinstance(level, str) else None
-    if profile is None:
-        raise UnknownBotLevel(
-            f"unknown bot level {level!r}; levels: {', '.join(PROFILES)}", code="unknown_bot_level"
-        )
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise BotError(f"a bot seed is a whole number, got {seed!r}", code="bad_bot_seed")
-    return HumanBot(profile, seed)

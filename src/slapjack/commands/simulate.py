@@ -176,7 +176,8 @@ def register(app: typer.Typer) -> None:
             "--bots",
             "-b",
             metavar="LEVELS",
-            help=f"A bot level for every seat, or one per seat comma-separated: {', '.join(LEVELS)} (default: casual).",
+            help=f"A bot level for every seat, or one per seat comma-separated: {', '.join(LEVELS)}, "
+            "or human:<ms> (a simulated person with that median reaction; default: casual).",
         ),
         seed: int = typer.Option(
             0,

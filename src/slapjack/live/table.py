@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Final, cast
 
-from slapjack.bots.base import Bot, FastBot, SlapIntent
+from slapjack.bots.base import Bot, FastBot, SlapIntent, notice_bots
 from slapjack.core import (
     Event,
     Game,
@@ -131,10 +131,12 @@ class LiveTable:
         "_hold_until",
         "_interest",
         "_irish",
+        "_learners",
         "_levels",
         "_limit_at",
         "_origin",
         "_out",
+        "_people",
         "_race_at",
         "_race_opened",
         "_round",
@@ -163,6 +165,7 @@ class LiveTable:
         bot_seed: int = 0,
         game_no: int = 0,
         auto_shown: bool = True,
+        people: Collection[int] | None = None,
     ) -> None:
         game = table.game if isinstance(table, Table) else table
         self.table: Table | None = table if isinstance(table, Table) else None
@@ -187,6 +190,12 @@ class LiveTable:
             lv[s] = bot.level
         self._levels = lv
         self._has_humans = any(level is None for level in lv)
+        self._people = (
+            frozenset(people)
+            if people is not None
+            else frozenset(s for s in range(n) if lv[s] is None)
+        )
+        self._learners: list[Bot] | None = None
         self._covered = [False] * n
         self._bots: dict[int, Bot] = given
         self._fast: list[FastBot | None] = [None] * n
@@ -650,7 +659,9 @@ class LiveTable:
             return
         rounds = self.timing.max_rounds
         final = self._round >= rounds or (self._round > 1 and self._round_slaps == 0)
+        racing = self._racing_people()
         events = self._settle(final, at)
+        self._notice(events, racing)
         if game.race_open and any(isinstance(e, RaceTied) for e in events):
             # an exact tie: a fresh cue for the tied players
             self._round += 1
@@ -665,6 +676,21 @@ class LiveTable:
                 self._show(at)
         else:
             self._result(at)
+
+    def _racing_people(self) -> list[int]:
+        """The seats played by people (not by a covering bot) still in the race."""
+        is_out, covered = self.game.is_out, self._covered
+        return [s for s in self._people if not is_out[s] and not covered[s]]
+
+    def _notice(self, events: list[Event], people: list[int]) -> None:
+        """Tell the bots that learn from the table (``matched``) what a race gave."""
+        learners = self._learners
+        if learners is None:
+            learners = self._learners = [
+                b for b in self._bots.values() if getattr(b, "notice", None) is not None
+            ]
+        if learners:
+            notice_bots(learners, events, people)
 
     def _settle(self, final: bool, at: float) -> list[Event]:
         events = self._do_settle(final, self._t(at))
@@ -785,9 +811,11 @@ class LiveTable:
         self._bots[seat] = bot
         self._fast[seat] = _fast(bot)
         self._interest = None
+        self._learners = None
         return bot
 
     def _drop_bot(self, seat: int) -> None:
         if self._bots.pop(seat, None) is not None:
             self._fast[seat] = None
             self._interest = None
+            self._learners = None

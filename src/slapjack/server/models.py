@@ -27,7 +27,7 @@ from pydantic_core import PydanticCustomError
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 4096
 MAX_SEATS = 10
-BOT_LEVELS = ("beginner", "casual", "pro", "perfect")
+BOT_LEVELS = ("beginner", "casual", "pro", "matched", "perfect")
 MAX_PLAYER_NAME: Final = 24
 MAX_ROOM_NAME: Final = 40
 
@@ -174,7 +174,7 @@ def _frame_id(value: Any) -> int | str:
 FrameId = Annotated[int | str, PlainValidator(_frame_id)]
 """The optional ``id`` a client may put on any frame: an integer 0–2^31-1 or a
 string of 1–32 letters, digits and ``._:-``; error frames answering it carry it."""
-BotLevel = Literal["beginner", "casual", "pro", "perfect"]
+BotLevel = Literal["beginner", "casual", "pro", "matched", "perfect"]
 
 
 class _Strict(BaseModel):

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 
-from slapjack.bots.base import Bot
+from slapjack.bots.base import Bot, notice_bots
 from slapjack.core import (
     Event,
     Flip,
@@ -1078,6 +1078,11 @@ class Room:
 
     def _update(self, events: list[Event]) -> None:
         """After a change: finish a game that ended, set timers, send an update."""
+        notice_bots(
+            self._bots.values(),
+            events,
+            [s for s, x in enumerate(self.seats) if x.human and not x.covered],
+        )
         if self.table is not None and self.table.game.over and not self._finished:
             self._finished = True
             self.status = "over"

@@ -24,8 +24,10 @@ from slapjack.live import LiveTable, LiveTiming, LocalReferee, Tally
 
 DEFAULT_CAP = 5_000
 """Flips after which a game is stopped and counted as capped."""
-DEFAULT_WINDOW_MS = 150.0
-"""How long a race stays open after its first slap (the local referee's window)."""
+DEFAULT_WINDOW_MS = 300.0
+"""How long a race stays open after its first slap (the local referee's window):
+what the served game's fair referee waits at a table of bots, whose round
+trips it does not know (``FairConfig.unknown_rtt_ms``)."""
 
 
 class SimulationError(SlapjackError):
@@ -123,7 +125,16 @@ def play_game(
     table = Table.new(rules, names, deck=deck, meta=meta) if keep_record else None
     game = table.game if table is not None else Game(rules, names, deck)
     players: dict[int, Bot] = {s: (b if fast else _ViewBot(b)) for s, b in enumerate(bots)}
-    live = LiveTable(table or game, bots=players, timing=timing, referee=LocalReferee(window_ms))
+    # bots that learn from the table (``matched``) learn from every seat that
+    # does not: those stand for people (``human:MS``) or other bots
+    people = [s for s, b in enumerate(bots) if getattr(b, "notice", None) is None]
+    live = LiveTable(
+        table or game,
+        bots=players,
+        timing=timing,
+        referee=LocalReferee(window_ms),
+        people=people,
+    )
     tally = Tally(n)
     live.start(0.0)
     if check:

@@ -16,7 +16,7 @@ from .i18n import tr
 
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 10
-BOT_LEVELS: Final = ("beginner", "casual", "pro", "perfect")
+BOT_LEVELS: Final = ("beginner", "casual", "pro", "matched", "perfect")
 
 FALSE_START_MS: Final = FALSE_START_OFFSET_MS
 """Added to a guessed slap's reaction, so it ranks behind every real one (the
