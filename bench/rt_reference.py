@@ -60,9 +60,7 @@ def fit(vincent: list[float]) -> tuple[ExGaussian, float]:
 
     mean = statistics.fmean(vincent)
     best = min(
-        (err(mean - t, s, t), mean - t, s, t)
-        for s in range(5, 101, 5)
-        for t in range(5, 201, 5)
+        (err(mean - t, s, t), mean - t, s, t) for s in range(5, 101, 5) for t in range(5, 201, 5)
     )
     e, mu, sigma, tau = best
     for step in (4.0, 2.0, 1.0, 0.5):
