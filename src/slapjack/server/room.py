@@ -46,8 +46,10 @@ from slapjack.core import (
     SlapjackError,
     Table,
     TimeUp,
+    card_name,
     event_to_dict,
     observe,
+    parse_deck,
 )
 from slapjack.core.events import RaceTied
 from slapjack.core.game import MAX_REACTION_MS
@@ -69,7 +71,7 @@ from .models import (
     SlapMsg,
     StartMsg,
 )
-from .referee import ArrivalReferee, Referee, RefereeFactory
+from .referee import ArrivalReferee, Referee, RefereeFactory, TrustingReferee
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +255,14 @@ class Room:
         stored = state.settings
         settings = CreateRoom.model_validate(stored["create"])
         timing = RoomTiming(**stored.get("timing", {}))
-        setup = RoomSetup(bot_seed=stored.get("bot_seed"))
+        deck = stored.get("deck")
+        setup = RoomSetup(
+            deck=tuple(parse_deck(deck)) if deck is not None else None,
+            seed=stored.get("seed"),
+            bot_seed=stored.get("bot_seed"),
+        )
+        if stored.get("referee") == "trusting":
+            referee = TrustingReferee
         room = cls(
             state.code,
             settings,
@@ -729,6 +738,15 @@ class Room:
             "bot_seed": self._bot_seed,
             "rematch": [s for s, seat in enumerate(self.seats) if seat.rematch],
         }
+        # a room made through the test hooks keeps what it was made with: its
+        # deck or seed for every game, and the test referee that takes claimed
+        # reactions as sent (a room of `slapjack serve` has none of these)
+        if self.setup.deck is not None:
+            out["deck"] = [card_name(c) for c in self.setup.deck]
+        if self.setup.seed is not None:
+            out["seed"] = self.setup.seed
+        if self.referee_factory is TrustingReferee:
+            out["referee"] = "trusting"
         if finished:
             out["finished"] = True
             out["game_id"] = self.last_game_id
