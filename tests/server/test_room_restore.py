@@ -9,10 +9,11 @@ import pytest
 
 from slapjack.core import card_name, parse_card
 from slapjack.server.referee import TrustingReferee
+from slapjack.server.room import Room, StoreOp
 from slapjack.store import open_store
 from slapjack.store.base import Store
 
-from .roomkit import FakeClock, Input, apply, new_room, restored, stop
+from .roomkit import FakeClock, Input, apply, new_room, restored, settle_input, state_of, stop
 
 
 def deck_with(first: list[str]) -> list[int]:
@@ -25,6 +26,20 @@ async def store() -> AsyncIterator[Store]:
     st = await open_store("sqlite:///:memory:", ".")
     yield st
     await st.close()
+
+
+async def ended(store: Store, clock: FakeClock) -> tuple[Room, StoreOp]:
+    """A classic game of two, one flip, ended by its time limit: every action
+    stored; the finish (storing the game in the history) not yet written."""
+    room = await new_room(store, clock, time_limit=5, deck=deck_with(["2C", "3C"]))
+    apply(room, Input("flip"), clock)
+    await settle_input(room)
+    apply(room, Input("fire:time_limit"), clock)
+    assert room.status == "over"
+    *actions, finish = room._ops
+    room._ops = actions
+    await room._write_ops()
+    return room, finish
 
 
 async def test_a_test_room_keeps_its_referee_and_deck_across_a_restart(store: Store) -> None:
@@ -41,6 +56,27 @@ async def test_a_test_room_keeps_its_referee_and_deck_across_a_restart(store: St
         apply(back, Input("slap", 1, 321.0), clock)
         assert back.table is not None
         assert back.table.game.race_slaps == {1: [(321.0, False)]}  # the claim, as sent
+    finally:
+        await stop(room)
+        await stop(back)
+
+
+async def test_the_finished_games_id_survives_a_restart_during_the_rematch(
+    store: Store,
+) -> None:
+    clock = FakeClock()
+    room, finish = await ended(store, clock)
+    await finish()
+    game_id = room.last_game_id
+    assert game_id is not None
+    apply(room, Input("rematch", 0), clock)
+    apply(room, Input("rematch", 1), clock)
+    await settle_input(room)
+    assert room.status == "playing" and room.game_no == 2
+    back = await restored(room, clock)
+    try:
+        assert back.last_game_id == game_id  # the room still names the finished game
+        assert state_of(back) == state_of(room)
     finally:
         await stop(room)
         await stop(back)

@@ -747,9 +747,11 @@ class Room:
             out["seed"] = self.setup.seed
         if self.referee_factory is TrustingReferee:
             out["referee"] = "trusting"
+        if self.last_game_id is not None:
+            # the room names its last finished game, also while the rematch plays
+            out["game_id"] = self.last_game_id
         if finished:
             out["finished"] = True
-            out["game_id"] = self.last_game_id
         return out
 
     def _start_time_limit(self) -> None:
