@@ -80,3 +80,53 @@ async def test_the_finished_games_id_survives_a_restart_during_the_rematch(
     finally:
         await stop(room)
         await stop(back)
+
+
+async def test_the_finish_stores_the_settings_of_the_game_that_finished(store: Store) -> None:
+    """Write-behind: the rematch can start before the finish is written; the
+    finish still stores game 1's settings (not game 2's with game 1's record)."""
+    clock = FakeClock()
+    room, finish = await ended(store, clock)
+    apply(room, Input("rematch", 0), clock)
+    apply(room, Input("rematch", 1), clock)
+    assert room.game_no == 2
+    reset = room._ops
+    room._ops = []
+    await finish()  # the server dies after this write, before the reset
+    back = await restored(room, clock)
+    try:
+        assert back.status == "over" and back.game_no == 1
+        assert back.last_game_id == room.last_game_id is not None
+    finally:
+        await stop(back)
+    for op in reset:
+        await op()
+    again = await restored(room, clock)
+    try:
+        assert again.status == "playing" and again.game_no == 2
+        assert again.last_game_id == room.last_game_id
+    finally:
+        await stop(room)
+        await stop(again)
+
+
+async def test_a_rematch_request_before_the_finish_is_written_keeps_the_game_id(
+    store: Store,
+) -> None:
+    """Write-behind: Anna asks for a rematch before the finish was written; the
+    stored request must not drop the finished game's id."""
+    clock = FakeClock()
+    room, finish = await ended(store, clock)
+    apply(room, Input("rematch", 0), clock)
+    ask = room._ops
+    room._ops = []
+    await finish()
+    for op in ask:
+        await op()
+    back = await restored(room, clock)
+    try:
+        assert [s.rematch for s in back.seats] == [True, False]
+        assert back.last_game_id == room.last_game_id is not None
+    finally:
+        await stop(room)
+        await stop(back)

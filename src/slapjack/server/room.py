@@ -719,7 +719,7 @@ class Room:
 
             async def reset() -> None:
                 await self.store.reset_room(self.code, header)
-                await self.store.update_settings(self.code, settings)
+                await self._settings_op(settings)()
 
             self._ops.append(reset)
         for s, seat in enumerate(self.seats):
@@ -769,8 +769,7 @@ class Room:
         ):
             self._start_game()
         else:
-            settings = self._stored_settings(finished=True)
-            self._ops.append(lambda: self.store.update_settings(self.code, settings))
+            self._ops.append(self._settings_op(self._stored_settings(finished=True)))
             self._update([])
 
     def _leave(self, s: int) -> None:
@@ -1076,13 +1075,28 @@ class Room:
     def _finish_op(self) -> StoreOp:
         assert self.table is not None
         record = self.table.record.to_dict()
+        # the settings of the game that finished, as they are now (write-behind:
+        # a rematch may have started before this is written)
+        settings = self._stored_settings(finished=True)
 
         async def finish() -> None:
             self.last_game_id = await self.store.finish_game(self.code, record)
-            await self.store.update_settings(self.code, self._stored_settings(finished=True))
+            await self._settings_op(settings)()
             self.submit(lambda: self._broadcast([]))  # tell the clients the game's id
 
         return finish
+
+    def _settings_op(self, settings: dict[str, Any]) -> StoreOp:
+        """Store ``settings`` with the finished game's id as it is when written
+        (write-behind: the finish may be written after the op was made)."""
+
+        async def write() -> None:
+            out = dict(settings)
+            if self.last_game_id is not None:
+                out["game_id"] = self.last_game_id
+            await self.store.update_settings(self.code, out)
+
+        return write
 
     def _update(self, events: list[Event]) -> None:
         """After a change: finish a game that ended, set timers, send an update."""
