@@ -130,3 +130,29 @@ async def test_a_rematch_request_before_the_finish_is_written_keeps_the_game_id(
     finally:
         await stop(room)
         await stop(back)
+
+
+async def test_a_tie_found_when_the_timeout_ends_the_call_waits_opens_the_reslap_round(
+    store: Store,
+) -> None:
+    """Say-it: both seats slapped the Jack at the same speed without calling;
+    the race's timeout ends both call waits, the slaps tie, and the reslap
+    round must open (not be settled in the same breath by seat order)."""
+    clock = FakeClock()
+    room = await new_room(store, clock, rules={"preset": "say-it"}, deck=deck_with(["JS"]))
+    try:
+        apply(room, Input("flip"), clock)
+        apply(room, Input("slap", 0, 200.0), clock)
+        apply(room, Input("slap", 1, 200.0), clock)
+        assert sorted(room._pending) == [0, 1]
+        apply(room, Input("fire:race"), clock)
+        await settle_input(room)
+        assert room.table is not None
+        game = room.table.game
+        assert game.race_open and game.reslap_among == (0, 1), game.snapshot()
+        assert "race" in room._timers
+        apply(room, Input("slap", 1, 180.0, call=True), clock)
+        apply(room, Input("slap", 0, 190.0, call=True), clock)
+        assert not game.race_open and game.stack_sizes() == (25, 27)
+    finally:
+        await stop(room)

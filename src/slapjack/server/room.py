@@ -979,8 +979,11 @@ class Room:
         game = self.table.game
         if not game.race_open:
             return []
+        settles = self._settles
         self._flush_pending()
-        if not game.race_open or game.over:
+        if self._settles != settles or not game.race_open or game.over:
+            # a slap whose call wait ended here completed the race and settled
+            # it (also when that opened a reslap round: it is played, not settled)
             return []
         self._cancel("race")
         final = self._race_round >= 3 or (self._race_round > 1 and self._round_slaps == 0)
