@@ -2,7 +2,7 @@
 same data directory, and every seat's view before and after.
 
 A :class:`CrashKit` starts ``slapjack serve`` as a subprocess (test hooks on,
-SQLite in a temp ``--data-dir``, a fixed free port), makes a room through
+SQLite in a temp ``--data-dir`` or a PostgreSQL schema, a fixed free port), makes a room through
 ``POST /api/test/rooms`` (stacked deck, fast timing, the referee), seats its
 players through the HTTP API and connects one WebSocket client per seat
 (:class:`~tests.server.conftest.Client`, written from ``docs/protocol.md``).
@@ -83,10 +83,14 @@ def stacked(first: Sequence[str], *, irish: bool = False, last: Sequence[str] = 
 
 
 class Serve:
-    """One ``slapjack serve`` process on ``port`` with its data in ``data_dir``."""
+    """One ``slapjack serve`` process on ``port`` with its data in ``data_dir``
+    (or in the PostgreSQL database at ``database_url``)."""
 
-    def __init__(self, data_dir: Path, port: int, log: Path) -> None:
+    def __init__(
+        self, data_dir: Path, port: int, log: Path, database_url: str | None = None
+    ) -> None:
         self.data_dir = data_dir
+        self.database_url = database_url
         self.port = port
         self.log = log
         self.url = f"http://127.0.0.1:{port}"
@@ -118,6 +122,7 @@ class Serve:
                 "arrival",
                 "--log-level",
                 "warning",
+                *(["--database-url", self.database_url] if self.database_url else []),
             ],
             stdout=subprocess.PIPE,
             stderr=self._log,
@@ -195,9 +200,9 @@ def cards_in(view: dict[str, Any]) -> int:
 class CrashKit:
     """One crash test: a server, a room, its seats; see the module docstring."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, database_url: str | None = None) -> None:
         self.tmp = tmp_path
-        self.server = Serve(tmp_path / "data", free_port(), tmp_path / "serve.log")
+        self.server = Serve(tmp_path / "data", free_port(), tmp_path / "serve.log", database_url)
         self.code = ""
         self.names: list[str] = []
         self.tokens: list[str] = []
@@ -364,7 +369,7 @@ class CrashKit:
         the 52 cards after every action. Returns, per seat, the other views a
         restarted server may show it first: none, or with ``may_settle`` the
         race it saw settled (see :meth:`crash`)."""
-        store = await open_store(None, self.server.data_dir)
+        store = await open_store(self.server.database_url, self.server.data_dir)
         try:
             state = await store.load_room(self.code)
         finally:
@@ -428,8 +433,8 @@ class CrashKit:
 
 
 @contextlib.asynccontextmanager
-async def crash_kit(tmp_path: Path) -> Any:
-    kit = CrashKit(tmp_path)
+async def crash_kit(tmp_path: Path, database_url: str | None = None) -> Any:
+    kit = CrashKit(tmp_path, database_url)
     kit.server.start()
     try:
         yield kit

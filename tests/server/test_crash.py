@@ -7,17 +7,23 @@ The moments that matter most are decisions taken without a following flip: a
 race closed by the no-slap timeout, because every seat had slapped, by the
 referee's window, at the end of a say-it call wait, the pile handed back when
 nobody can flip, and the end of the game. Decks are stacked so that with every
-seat flipping in turn, deck position *i* is the *i*-th card flipped.
+seat flipping in turn, deck position *i* is the *i*-th card flipped. Every
+moment runs on SQLite; five of them also on PostgreSQL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import os
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from .crashkit import CrashKit, crash_kit, stacked
+from .test_postgres import PG_URL, _exec
 
 THREE = ("Anna", "Ben", "Carla")
 
@@ -317,4 +323,34 @@ async def test_kill_9_at_this_moment(
     tmp_path: Path, moment: Callable[[CrashKit], Awaitable[None]]
 ) -> None:
     async with crash_kit(tmp_path) as kit:
+        await moment(kit)
+
+
+@pytest.fixture
+def pg_schema_url() -> Iterator[str]:
+    """A fresh PostgreSQL schema for one test, dropped afterwards."""
+    schema = f"slapjack_crash_{uuid.uuid4().hex[:10]}"
+    try:
+        asyncio.run(_exec(f'CREATE SCHEMA "{schema}"'))
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL at {PG_URL} is required under CI=true: {exc}")
+        pytest.skip(f"PostgreSQL at {PG_URL} is not reachable: {exc}")
+    try:
+        yield f"{PG_URL}?search_path={schema}"
+    finally:
+        asyncio.run(_exec(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+
+
+ON_POSTGRES = [race_timeout, irish_missed, say_it_call_ends, rematch, reslap_round]
+
+
+@pytest.mark.postgres
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("moment", ON_POSTGRES, ids=[m.__name__ for m in ON_POSTGRES])
+async def test_kill_9_at_this_moment_on_postgresql(
+    tmp_path: Path, pg_schema_url: str, moment: Callable[[CrashKit], Awaitable[None]]
+) -> None:
+    """The same moments with the store in PostgreSQL (``--database-url``)."""
+    async with crash_kit(tmp_path, pg_schema_url) as kit:
         await moment(kit)
