@@ -162,10 +162,10 @@ def test_restore_after_any_prefix_is_the_live_room(data: st.DataObject) -> None:
 
 @pytest.mark.slow
 @settings(
-    max_examples=400,
+    max_examples=120,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
 def test_restore_after_any_prefix_is_the_live_room_long(data: st.DataObject) -> None:
-    asyncio.run(play(data, steps=250))
+    asyncio.run(play(data, steps=200))
