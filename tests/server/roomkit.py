@@ -1,12 +1,13 @@
 """Room kit: one :class:`Room` driven in-process, without its task, sockets or
 real time, and rooms restored from what its store holds.
 
-The room is driven by the methods its task runs for client frames and timer
-expiries (:func:`apply`, :func:`fire`), on a :class:`FakeClock`; after each
+The room is driven through the doors its task opens: client frames go to
+``Room.handle`` from one stand-in connection per seat, the live table's
+deadlines to ``Room.wake`` (:func:`apply`), on a :class:`FakeClock`; after each
 input :func:`settle_input` writes the store as the task does (write-ahead)
-and then "sends". Timers are armed on the real event loop but never run: a
-timer's expiry is an input of its own (:func:`fire`), so every interleaving
-is the test's choice. :func:`state_of` is everything a restart must keep.
+and then "sends". A wake-up is an input of its own (``fire``), so every
+interleaving of frames and deadlines is the test's choice. :func:`state_of`
+is everything a restart must keep.
 """
 
 from __future__ import annotations
@@ -15,14 +16,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from slapjack.core import SlapjackError, observe
-from slapjack.server.models import CallMsg, CreateRoom, FlipMsg, SlapMsg
+from slapjack.core import observe
+from slapjack.server.connection import Conn
+from slapjack.server.models import (
+    CallMsg,
+    CreateRoom,
+    FlipMsg,
+    Hello,
+    RematchMsg,
+    SlapMsg,
+    StartMsg,
+)
 from slapjack.server.referee import ArrivalReferee, RefereeFactory, TrustingReferee
 from slapjack.server.room import Room, RoomSetup, RoomTiming
 from slapjack.store.base import Store
 
-GAME_TIMERS = ("race", "turn", "deadlock", "time_limit")
-TOKEN = "t"
+INF = float("inf")
 
 
 class FakeClock:
@@ -39,8 +48,9 @@ class FakeClock:
 class Input:
     """One input to a room: ``kind`` is ``flip`` (the seat on turn),
     ``flip_wrong`` (``seat`` flips, on turn or not), ``slap``, ``call``,
-    ``rematch``, ``wait`` (``value`` ms pass) or ``fire:<timer>``; ``stale``
-    sends the previous flip's id."""
+    ``rematch``, ``wait`` (``value`` ms pass, and the deadlines on the way run
+    as the room's wake-up timer runs them) or ``fire`` (time runs to the live
+    table's next deadline); ``stale`` sends the previous flip's id."""
 
     kind: str
     seat: int = 0
@@ -50,6 +60,23 @@ class Input:
 
     def __str__(self) -> str:
         return f"{self.kind}(seat={self.seat}, {self.value}, call={self.call}, stale={self.stale})"
+
+
+TOKENS: dict[int, dict[int, str]] = {}
+"""The seat tokens of each room (by ``id``), as the players' clients keep them."""
+
+
+def connect(room: Room, tokens: dict[int, str]) -> list[Conn]:
+    """One connection per seat, each said hello with its token."""
+    conns = []
+    for s in range(len(room.seats)):
+        conn = Conn()
+        room.handle(conn, Hello(v=1, type="hello", token=tokens[s]), room.now())
+        conns.append(conn)
+    return conns
+
+
+CONNS: dict[int, list[Conn]] = {}
 
 
 async def new_room(
@@ -75,18 +102,12 @@ async def new_room(
         setup=RoomSetup(deck=tuple(deck) if deck is not None else None, seed=7, bot_seed=1),
         clock=clock,
     )
-    for s in range(seats):
-        room.join(f"P{s}")
-    for seat in room.seats:
-        seat.conns = 1  # as if connected: a rematch waits for every one of them
-    room._cancel("start")
-    room._start_game()
+    tokens = {s: room.join(f"P{s}")[1] for s in range(seats)}
+    TOKENS[id(room)] = tokens
+    CONNS[id(room)] = connect(room, tokens)
+    room.handle(CONNS[id(room)][0], StartMsg(v=1, type="start", token=tokens[0]), clock())
     await settle_input(room)
     return room
-
-
-def armed(room: Room) -> set[str]:
-    return {name for name in GAME_TIMERS if name in room._timers}
 
 
 def state_of(room: Room, *, with_time: bool = True) -> dict[str, Any]:
@@ -95,11 +116,12 @@ def state_of(room: Room, *, with_time: bool = True) -> dict[str, Any]:
     referee, the armed game timers, the race's round and slap count.
     ``with_time=False`` (a restored room played on, its writes not done): all
     but the game clock and game_id."""
-    assert room.table is not None
+    assert room.table is not None and room.live is not None
     game = room.table.game
     snapshot = game.snapshot()
     views = [observe(game, s).to_dict() for s in range(game.n)]
     views.append(observe(game, None).to_dict())
+    timers = {k for k, v in room.live.deadlines().items() if v is not None}
     out: dict[str, Any] = {
         "snapshot": snapshot if with_time else snapshot[:-1],
         "flips": game.flips,
@@ -110,15 +132,14 @@ def state_of(room: Room, *, with_time: bool = True) -> dict[str, Any]:
         "rematch": [s for s, seat in enumerate(room.seats) if seat.rematch],
         "referee": room.referee_factory,
         "setup": (room.setup.deck, room.setup.seed),
-        "timers": armed(room),
+        "timers": timers if room.status == "playing" else set(),
         "actions": len(room.table.record.actions),
     }
     if not with_time:
         del out["game_id"]
     if game.race_open:
-        out["race_round"] = room._race_round
-        out["round_slaps"] = room._round_slaps
-        out["first_slap"] = room._first_slap is not None
+        out["race_round"] = room.live.round
+        out["round_slaps"] = room.live.round_slaps
     return out
 
 
@@ -128,60 +149,51 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def apply(room: Room, inp: Input, clock: FakeClock) -> None:
     """Run ``inp`` as the room task runs an input (a refusal is an error frame)."""
-    assert room.table is not None
+    assert room.table is not None and room.live is not None
     game = room.table.game
     flip_id = max(0, game.flips - 1) if inp.stale else game.flips
-    try:
-        if inp.kind == "wait":
-            clock.now += inp.value
-        elif inp.kind in ("flip", "flip_wrong"):
-            seat = game.turn if inp.kind == "flip" and game.turn is not None else inp.seat
-            room._client_flip(
-                seat, FlipMsg(v=1, type="flip", token=TOKEN, flip_id=flip_id), clock()
-            )
-        elif inp.kind == "slap":
-            slap = SlapMsg(
-                v=1, type="slap", token=TOKEN, flip_id=flip_id, reaction_ms=inp.value, call=inp.call
-            )
-            room._client_slap(inp.seat, slap, clock())
-        elif inp.kind == "call":
-            call = CallMsg(v=1, type="call", token=TOKEN, flip_id=flip_id)
-            room._client_call(inp.seat, call, clock())
-        elif inp.kind == "rematch":
-            room._rematch(inp.seat)
-        elif inp.kind.startswith("fire:"):
-            fire(room, inp.kind[5:], clock)
-        else:
-            raise AssertionError(f"no such input {inp.kind!r}")
-    except SlapjackError:
-        pass  # refused: the room sends an error frame and changes nothing
-
-
-def fire(room: Room, name: str, clock: FakeClock) -> None:
-    """Timer ``name`` of ``room`` expires (at its deadline), if it is armed."""
-    timer = room._timers.pop(name, None)
-    if timer is None:
+    tokens, conns = TOKENS[id(room)], CONNS[id(room)]
+    seat = inp.seat
+    if inp.kind == "wait":
+        # time passes as it does for the room: its wake-up timer runs what comes due
+        end = clock.now + inp.value
+        while room.live.next_deadline <= end and room.status == "playing":
+            clock.now = max(clock.now, room.live.next_deadline)
+            room.wake()
+        clock.now = end
         return
-    timer.handle.cancel()
-    clock.now = max(clock.now, timer.deadline)
-    if name == "race":
-        room._race_timeout()
-    elif name == "deadlock":
-        room._deadlock()
-    elif name == "turn":
-        room._turn_due(timer.key)
-    elif name == "time_limit":
-        room._time_up()
-    elif name.startswith("call:"):
-        room._flush_pending(int(name[5:]))
+    if inp.kind == "fire":
+        due = room.live.next_deadline
+        if due != INF:
+            clock.now = max(clock.now, due)
+            room.wake()
+        return
+    if inp.kind in ("flip", "flip_wrong"):
+        if inp.kind == "flip" and game.turn is not None:
+            seat = game.turn
+        msg: Any = FlipMsg(v=1, type="flip", token=tokens[seat], flip_id=flip_id)
+    elif inp.kind == "slap":
+        msg = SlapMsg(
+            v=1,
+            type="slap",
+            token=tokens[seat],
+            flip_id=flip_id,
+            reaction_ms=inp.value,
+            call=inp.call,
+        )
+    elif inp.kind == "call":
+        msg = CallMsg(v=1, type="call", token=tokens[seat], flip_id=flip_id)
+    elif inp.kind == "rematch":
+        msg = RematchMsg(v=1, type="rematch", token=tokens[seat])
     else:
-        raise AssertionError(f"no such timer {name!r}")
+        raise AssertionError(f"no such input {inp.kind!r}")
+    room.handle(conns[seat], msg, clock())
 
 
 async def settle_input(room: Room) -> None:
     """What the room task does after an input: store its ops, then send."""
-    await room._write_ops()
-    room._flush()
+    await room.write_ops()
+    room.flush()
 
 
 async def restored(room: Room, clock: FakeClock) -> Room:
@@ -189,12 +201,10 @@ async def restored(room: Room, clock: FakeClock) -> Room:
     own referee: arrival), with the same players connected again."""
     state = await room.store.load_room(room.code)
     back = Room.restore(state, store=room.store, referee=ArrivalReferee, clock=clock)
-    for mine, theirs in zip(back.seats, room.seats, strict=True):
-        mine.conns = theirs.conns
+    TOKENS[id(back)] = TOKENS[id(room)]
+    CONNS[id(back)] = connect(back, TOKENS[id(room)])
     return back
 
 
 async def stop(room: Room) -> None:
-    for handle in room._bot_handles:
-        handle.cancel()
     await room.stop()

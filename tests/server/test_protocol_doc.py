@@ -101,6 +101,12 @@ def server_source() -> str:
     return "\n".join(p.read_text() for p in sorted(SERVER.glob("*.py")))
 
 
+def game_source() -> str:
+    """The server and the live table it runs (whose refusals reach the clients)."""
+    live = SERVER.parent / "live"
+    return server_source() + "\n".join(p.read_text() for p in sorted(live.glob("*.py")))
+
+
 def test_every_close_code_is_documented() -> None:
     source = server_source()
     constants = {k: int(v) for k, v in re.findall(r"^(CLOSE_\w+): Final = (\d{4})", source, re.M)}
@@ -115,7 +121,7 @@ def test_every_close_code_is_documented() -> None:
 
 
 def test_every_error_code_is_documented() -> None:
-    source = server_source()
+    source = game_source()
     codes = set(re.findall(r'code="(\w+)"', source))
     codes |= set(re.findall(r'\.error\(\s*"(\w+)"', source))
     codes |= set(re.findall(r'refusal = \("(\w+)"', source))

@@ -4,14 +4,16 @@ store holds gives the room the live one had at that point.
 A room (``roomkit``: in-process, fake clock, SQLite in memory) is driven through
 random inputs across presets, seat counts and decks: flips (also out of turn),
 slaps with tied and untied reactions, with or without the say-it call, calls,
-stale frames, timers firing (race, turn, deadlock, time limit, call waits),
+stale frames, the live table's deadlines (race, turn, deadlock, time limit, call waits),
 waits and rematch requests. After every input the store is written as the room
 task writes it and a second room is restored from it: ``roomkit.state_of`` must
 be equal (the whole engine position, every view, status, game_no, game_id,
 rematch requests, referee, deck, armed timers, the race's round). Then the
 next input is applied to that restored room as well (one step of play on
 after a restart): the two must still agree (all but the game clock, which a
-restart resumes from the last action). A say-it slap still waiting for its
+restart resumes from the last action). That step is a player's frame: a
+restarted room's timers start afresh (a race gets its full window again), so
+a deadline is not the same input there. A say-it slap still waiting for its
 call is not stored (nobody has seen it), so that step is skipped while one waits.
 """
 
@@ -27,7 +29,6 @@ from slapjack.server.room import Room
 from slapjack.store import open_store
 
 from .roomkit import (
-    GAME_TIMERS,
     FakeClock,
     Input,
     apply,
@@ -65,8 +66,9 @@ def input_kinds(room: Room, lively: bool) -> list[str]:
         kinds += ["slap"] * 4
     if room.rules.say_it and lively:
         kinds += ["call"]
-    kinds += [f"fire:{name}" for name in room._timers if name in GAME_TIMERS]
-    kinds += [f"fire:{name}" for name in room._timers if name.startswith("call:")]
+    assert room.live is not None
+    if room.live.next_deadline != float("inf"):
+        kinds += ["fire"] * 3
     return kinds
 
 
@@ -94,7 +96,8 @@ def note_where(room: Room) -> None:
         event("restored in a reslap round")
     if game.race_open and game.race_slaps:
         event("restored in a race with slaps")
-    if room._pending:
+    assert room.live is not None
+    if room.live.waiting_for_call():
         event("restored with a call wait")
     if room.status == "over":
         event("restored after the end")
@@ -123,14 +126,15 @@ async def play(data: st.DataObject, steps: int) -> None:
         assert state_of(back) == state_of(live)
         for step in range(steps):
             inp = draw_input(data, live, lively)
-            waiting = bool(live._pending or live._calls)
+            assert live.live is not None
+            waiting = live.live.holds_calls()
             before = state_of(live)
             apply(live, inp, clock)
             await settle_input(live)
             now = state_of(live)
             if inp.kind == "flip_wrong" and before["actions"] == now["actions"]:
                 assert now == before, f"step {step}: {inp} changed {differences(before, now)}"
-            if not waiting and inp.kind != "wait":
+            if not waiting and inp.kind not in ("wait", "fire"):
                 # one step of play on the room restored before this input
                 apply(back, inp, clock)
                 back._ops.clear()

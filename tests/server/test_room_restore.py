@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from slapjack.core import card_name, parse_card
+from slapjack.server.actor import StoreOp
 from slapjack.server.referee import TrustingReferee
-from slapjack.server.room import Room, StoreOp
+from slapjack.server.room import Room
 from slapjack.store import open_store
 from slapjack.store.base import Store
 
@@ -34,11 +35,13 @@ async def ended(store: Store, clock: FakeClock) -> tuple[Room, StoreOp]:
     room = await new_room(store, clock, time_limit=5, deck=deck_with(["2C", "3C"]))
     apply(room, Input("flip"), clock)
     await settle_input(room)
-    apply(room, Input("fire:time_limit"), clock)
-    assert room.status == "over"
+    while room.status != "over":  # the turn timer flips for Ben, then time is up
+        apply(room, Input("fire"), clock)
+        if room.status != "over":
+            await settle_input(room)
     *actions, finish = room._ops
     room._ops = actions
-    await room._write_ops()
+    await room.write_ops()
     return room, finish
 
 
@@ -142,15 +145,16 @@ async def test_a_tie_found_when_the_timeout_ends_the_call_waits_opens_the_reslap
     room = await new_room(store, clock, rules={"preset": "say-it"}, deck=deck_with(["JS"]))
     try:
         apply(room, Input("flip"), clock)
+        apply(room, Input("wait", value=2300.0), clock)  # the slaps come late in the race
         apply(room, Input("slap", 0, 200.0), clock)
         apply(room, Input("slap", 1, 200.0), clock)
-        assert sorted(room._pending) == [0, 1]
-        apply(room, Input("fire:race"), clock)
+        assert room.live is not None and room.live.waiting_for_call() == (0, 1)
+        apply(room, Input("fire"), clock)  # the race's timeout (2500 ms) before the waits end
         await settle_input(room)
         assert room.table is not None
         game = room.table.game
         assert game.race_open and game.reslap_among == (0, 1), game.snapshot()
-        assert "race" in room._timers
+        assert room.live.deadlines()["race"] is not None
         apply(room, Input("slap", 1, 180.0, call=True), clock)
         apply(room, Input("slap", 0, 190.0, call=True), clock)
         assert not game.race_open and game.stack_sizes() == (25, 27)

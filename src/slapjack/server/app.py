@@ -767,7 +767,7 @@ async def serve_socket(
                 log.info("room %s: %r: bad frame (%s)", room.code, conn, refusal[0])
                 continue
             if isinstance(msg, Pong):
-                room.on_pong(conn, msg, at)
+                room.on_pong(conn, msg.id, msg.client_time, at)
                 rtt = tcp_rtt(ws) if transport_rtt else None
                 if rtt is not None:
                     room.on_transport_rtt(conn, rtt, at)
