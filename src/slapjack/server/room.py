@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from slapjack.bots.base import Bot, notice_bots
 from slapjack.core import (
@@ -46,17 +45,11 @@ from slapjack.core import (
     SlapjackError,
     Table,
     TimeUp,
-    event_to_dict,
     observe,
 )
 from slapjack.core.events import RaceTied
 from slapjack.core.game import MAX_REACTION_MS
-from slapjack.store.base import RoomState, Store, hash_token, token_matches
-
-from .bots import make_bot
-from .connection import Conn
-from .metrics import METRICS
-from .models import (
+from slapjack.protocol import (
     CallMsg,
     CreateRoom,
     FlipMsg,
@@ -68,17 +61,24 @@ from .models import (
     SeatInfo,
     SlapMsg,
     StartMsg,
+    dumps,
+    error_frame,
+    events_json,
+    update_body,
+    update_frame,
+    view_json,
+    welcome_frame,
 )
+from slapjack.store.base import RoomState, Store, hash_token, token_matches
+
+from .bots import make_bot
+from .connection import Conn
+from .metrics import METRICS
 from .referee import ArrivalReferee, Referee, RefereeFactory
 
 log = logging.getLogger(__name__)
 
 Status = Literal["waiting", "playing", "over", "closed"]
-JSON_SEPARATORS: Final = (",", ":")
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=JSON_SEPARATORS, ensure_ascii=False)
 
 
 @dataclass
@@ -478,7 +478,7 @@ class Room:
         free = [s for s, seat in enumerate(self.seats) if not seat.taken]
         if not free:
             raise RoomError("every seat is taken", code="room_full")
-        from .models import MAX_PLAYER_NAME
+        from slapjack.protocol import MAX_PLAYER_NAME
 
         name = " ".join(name.split()) or "Player"
         name = self._unique_name(name[:MAX_PLAYER_NAME])
@@ -490,7 +490,7 @@ class Room:
         return s, token, name
 
     def _unique_name(self, name: str) -> str:
-        from .models import MAX_PLAYER_NAME
+        from slapjack.protocol import MAX_PLAYER_NAME
 
         taken = {seat.name for seat in self.seats if seat.name}
         if name not in taken:
@@ -559,21 +559,7 @@ class Room:
                 seat.covered = False
                 self._bots.pop(seat_no, None)
             name = seat.name
-        self._out.frames.append(
-            (
-                conn,
-                _dumps(
-                    {
-                        "type": "welcome",
-                        "v": 1,
-                        "room": self.info().model_dump(),
-                        "seat": seat_no,
-                        "name": name,
-                        "id": hello.id,
-                    }
-                ),
-            )
-        )
+        self._out.frames.append((conn, welcome_frame(self.info(), seat_no, name, hello.id)))
         self._update([])
         self._maybe_start()
 
@@ -634,8 +620,7 @@ class Room:
                 raise RoomError(f"unexpected message {type(msg).__name__}", code="bad_message")
         except SlapjackError as exc:
             log.info("room %s: %r: refused %s: %s", self.code, conn, exc.code, exc.message)
-            error = {"type": "error", "code": exc.code, "message": exc.message, "id": msg.id}
-            self._out.frames.append((conn, _dumps(error)))
+            self._out.frames.append((conn, error_frame(exc.code, exc.message, msg.id)))
 
     def _auth(self, conn: Conn, token: str) -> int:
         if self.status == "closed":
@@ -779,10 +764,9 @@ class Room:
             name = seat.name or ""
             level = seat.bot
             self._ops.append(lambda: self.store.set_seat(self.code, s, name, None, True, level))
-        info = self.info().model_dump()
+        info = self.info()
         for conn in leaving:
-            welcome = {"type": "welcome", "v": 1, "room": info, "seat": None, "name": None}
-            self._out.frames.append((conn, _dumps({**welcome, "id": answer})))
+            self._out.frames.append((conn, welcome_frame(info, None, None, answer)))
         self._update([])
 
     # ---------------------------------------------------------------- actions
@@ -1129,23 +1113,18 @@ class Room:
     def _broadcast(self, events: list[Event]) -> None:
         if not self.conns:
             return
-        events_json = _dumps([event_to_dict(e) for e in events])
-        room_json = _dumps(self.status_dict())
+        events_text = events_json(events)
+        room_json = dumps(self.status_dict())
         bodies: dict[int | None, str] = {}
         game = self.table.game if self.table is not None and self.status != "waiting" else None
         for conn in self.conns:
             seat = conn.seat
             body = bodies.get(seat)
             if body is None:
-                if game is not None:
-                    view = observe(game, seat).to_dict()
-                    view["flip_id"] = game.flips
-                    view_json = _dumps(view)
-                else:
-                    view_json = "null"
-                body = f',"events":{events_json},"view":{view_json},"room":{room_json}}}'
+                view = view_json(observe(game, seat), game.flips) if game is not None else "null"
+                body = update_body(events_text, view, room_json)
                 bodies[seat] = body
-            self._out.frames.append((conn, f'{{"type":"update","seq":{conn.next_seq()}{body}'))
+            self._out.frames.append((conn, update_frame(conn.next_seq(), body)))
 
     def info(self) -> RoomInfo:
         return RoomInfo(
@@ -1196,7 +1175,7 @@ class Room:
         self._ops.append(close_op)
         for conn in self.conns:
             self._out.frames.append(
-                (conn, _dumps({"type": "error", "code": "room_closed", "message": "room closed"}))
+                (conn, error_frame("room_closed", "room closed", with_id=False))
             )
 
     def _finish_close(self) -> None:
