@@ -45,7 +45,9 @@ from slapjack.core import (
     SlapjackError,
     Table,
     TimeUp,
+    card_name,
     observe,
+    parse_deck,
 )
 from slapjack.core.events import RaceTied
 from slapjack.core.game import MAX_REACTION_MS
@@ -74,7 +76,7 @@ from slapjack.store.base import RoomState, Store, hash_token, token_matches
 from .bots import make_bot
 from .connection import Conn
 from .metrics import METRICS
-from .referee import ArrivalReferee, Referee, RefereeFactory
+from .referee import ArrivalReferee, Referee, RefereeFactory, TrustingReferee
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +255,14 @@ class Room:
         stored = state.settings
         settings = CreateRoom.model_validate(stored["create"])
         timing = RoomTiming(**stored.get("timing", {}))
-        setup = RoomSetup(bot_seed=stored.get("bot_seed"))
+        deck = stored.get("deck")
+        setup = RoomSetup(
+            deck=tuple(parse_deck(deck)) if deck is not None else None,
+            seed=stored.get("seed"),
+            bot_seed=stored.get("bot_seed"),
+        )
+        if stored.get("referee") == "trusting":
+            referee = TrustingReferee
         room = cls(
             state.code,
             settings,
@@ -702,7 +711,7 @@ class Room:
 
             async def reset() -> None:
                 await self.store.reset_room(self.code, header)
-                await self.store.update_settings(self.code, settings)
+                await self._settings_op(settings)()
 
             self._ops.append(reset)
         for s, seat in enumerate(self.seats):
@@ -721,9 +730,20 @@ class Room:
             "bot_seed": self._bot_seed,
             "rematch": [s for s, seat in enumerate(self.seats) if seat.rematch],
         }
+        # a room made through the test hooks keeps what it was made with: its
+        # deck or seed for every game, and the test referee that takes claimed
+        # reactions as sent (a room of `slapjack serve` has none of these)
+        if self.setup.deck is not None:
+            out["deck"] = [card_name(c) for c in self.setup.deck]
+        if self.setup.seed is not None:
+            out["seed"] = self.setup.seed
+        if self.referee_factory is TrustingReferee:
+            out["referee"] = "trusting"
+        if self.last_game_id is not None:
+            # the room names its last finished game, also while the rematch plays
+            out["game_id"] = self.last_game_id
         if finished:
             out["finished"] = True
-            out["game_id"] = self.last_game_id
         return out
 
     def _start_time_limit(self) -> None:
@@ -741,8 +761,7 @@ class Room:
         ):
             self._start_game()
         else:
-            settings = self._stored_settings(finished=True)
-            self._ops.append(lambda: self.store.update_settings(self.code, settings))
+            self._ops.append(self._settings_op(self._stored_settings(finished=True)))
             self._update([])
 
     def _leave(self, s: int, answer: int | str | None = None) -> None:
@@ -956,8 +975,11 @@ class Room:
         game = self.table.game
         if not game.race_open:
             return []
+        settles = self._settles
         self._flush_pending()
-        if not game.race_open or game.over:
+        if self._settles != settles or not game.race_open or game.over:
+            # a slap whose call wait ended here completed the race and settled
+            # it (also when that opened a reslap round: it is played, not settled)
             return []
         self._cancel("race")
         final = self._race_round >= 3 or (self._race_round > 1 and self._round_slaps == 0)
@@ -1052,13 +1074,28 @@ class Room:
     def _finish_op(self) -> StoreOp:
         assert self.table is not None
         record = self.table.record.to_dict()
+        # the settings of the game that finished, as they are now (write-behind:
+        # a rematch may have started before this is written)
+        settings = self._stored_settings(finished=True)
 
         async def finish() -> None:
             self.last_game_id = await self.store.finish_game(self.code, record)
-            await self.store.update_settings(self.code, self._stored_settings(finished=True))
+            await self._settings_op(settings)()
             self.submit(lambda: self._broadcast([]))  # tell the clients the game's id
 
         return finish
+
+    def _settings_op(self, settings: dict[str, Any]) -> StoreOp:
+        """Store ``settings`` with the finished game's id as it is when written
+        (write-behind: the finish may be written after the op was made)."""
+
+        async def write() -> None:
+            out = dict(settings)
+            if self.last_game_id is not None:
+                out["game_id"] = self.last_game_id
+            await self.store.update_settings(self.code, out)
+
+        return write
 
     def _update(self, events: list[Event]) -> None:
         """After a change: finish a game that ended, set timers, send an update."""
