@@ -17,16 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from slapjack.core import observe
+from slapjack.protocol import CallMsg, CreateRoom, FlipMsg, Hello, RematchMsg, SlapMsg, StartMsg
 from slapjack.server.connection import Conn
-from slapjack.server.models import (
-    CallMsg,
-    CreateRoom,
-    FlipMsg,
-    Hello,
-    RematchMsg,
-    SlapMsg,
-    StartMsg,
-)
 from slapjack.server.referee import ArrivalReferee, RefereeFactory, TrustingReferee
 from slapjack.server.room import Room, RoomSetup, RoomTiming
 from slapjack.store.base import Store

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from slapjack.core import Flip, Record, Rules, Slap, Table
 from slapjack.core.record import action_to_dict
-from slapjack.server.models import CreateRoom
+from slapjack.protocol import CreateRoom
 from slapjack.server.room import Room, RoomTiming
 from slapjack.store import hash_token, open_store
 

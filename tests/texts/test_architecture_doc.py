@@ -21,8 +21,9 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"core"},
     "cluster": {"core", "store"},
     "sim": {"core", "bots"},
-    "server": {"core", "bots", "store", "cluster", "texts", "web"},
-    "tui": {"core", "bots", "texts"},
+    "protocol": {"core"},
+    "server": {"core", "bots", "store", "cluster", "texts", "web", "protocol"},
+    "tui": {"core", "bots", "texts", "protocol"},
     "web": {"core"},  # static files, plus replay steps the server sends
 }
 TOP_LEVEL = {"cli", "commands", "__init__", "__main__"}  # may import anything

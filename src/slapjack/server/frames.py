@@ -1,70 +1,48 @@
-"""The text of the frames a room sends (docs/protocol.md).
+"""The frames a room sends, built with the protocol's encoders
+(:mod:`slapjack.protocol.encode`; docs/protocol.md).
 
 An ``update`` differs from socket to socket of one seat only by its ``seq``:
-the body after it is encoded once per seat (and once for all spectators) and
-every socket's frame is its own ``seq`` plus that shared text.
+the events and the room's status are encoded once per change, a view once per
+seat (and once for all spectators), and every socket's frame is its own
+``seq`` in front of that shared body.
 """
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from slapjack.core import Event, Game, event_to_dict, observe
+from slapjack.core import Event, observe
+from slapjack.protocol import (
+    RoomInfo,
+    SeatInfo,
+    dumps,
+    events_json,
+    update_body,
+    update_frame,
+    view_json,
+)
 
 from .connection import Conn
-from .models import PROTOCOL_VERSION, RoomInfo, SeatInfo
 
 if TYPE_CHECKING:
     from .room import Room
-
-SEPARATORS: Final = (",", ":")
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=SEPARATORS, ensure_ascii=False)
-
-
-def welcome(room: dict[str, Any], seat: int | None, name: str | None, answer: Any) -> str:
-    """The answer to ``hello`` (``answer``: the ``id`` of the frame it answers)."""
-    return dumps(
-        {
-            "type": "welcome",
-            "v": PROTOCOL_VERSION,
-            "room": room,
-            "seat": seat,
-            "name": name,
-            "id": answer,
-        }
-    )
-
-
-def error(code: str, message: str, answer: Any = None) -> str:
-    return dumps({"type": "error", "code": code, "message": message, "id": answer})
-
-
-def view_json(game: Game, seat: int | None) -> str:
-    """What ``seat`` (``None``: a spectator) may see of ``game``, with its flip id."""
-    view = observe(game, seat).to_dict()
-    view["flip_id"] = game.flips
-    return dumps(view)
 
 
 def updates(room: Room, events: list[Event]) -> list[tuple[Conn, str]]:
     """One ``update`` frame per socket of ``room``: ``events``, its seat's view,
     the room's status (each view encoded once per seat)."""
     game = room.table.game if room.table is not None and room.status != "waiting" else None
-    events_json = dumps([event_to_dict(e) for e in events])
-    room_json = dumps(room_status(room))
+    events_text = events_json(events)
+    room_text = dumps(room_status(room))
     bodies: dict[int | None, str] = {}
     out: list[tuple[Conn, str]] = []
     for conn in room.conns:
         seat = conn.seat
         body = bodies.get(seat)
         if body is None:
-            view = view_json(game, seat) if game is not None else "null"
-            body = bodies[seat] = f',"events":{events_json},"view":{view},"room":{room_json}}}'
-        out.append((conn, f'{{"type":"update","seq":{conn.next_seq()}{body}'))
+            view = view_json(observe(game, seat), game.flips) if game is not None else "null"
+            body = bodies[seat] = update_body(events_text, view, room_text)
+        out.append((conn, update_frame(conn.next_seq(), body)))
     return out
 
 

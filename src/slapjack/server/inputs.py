@@ -1,6 +1,6 @@
 """A client's frame at its room: authenticate, check, apply, answer.
 
-Every frame reaches this after the edge validated it (``models``): ``hello``
+Every frame reaches this after the edge validated it (:mod:`slapjack.protocol`): ``hello``
 connects the socket (as a seat with its token, or as a spectator); every
 other frame must carry its seat's token and goes to the room's live table or
 to the room itself. A refusal is an ``error`` frame that carries the ``id``
@@ -13,11 +13,19 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from slapjack.core import SlapjackError
+from slapjack.protocol import (
+    CallMsg,
+    FlipMsg,
+    Hello,
+    LeaveMsg,
+    RematchMsg,
+    SlapMsg,
+    StartMsg,
+    error_frame,
+)
 
-from . import frames
 from .connection import Conn
 from .errors import RoomError
-from .models import CallMsg, FlipMsg, Hello, LeaveMsg, RematchMsg, SlapMsg, StartMsg
 
 if TYPE_CHECKING:
     from .room import Room
@@ -54,7 +62,7 @@ def handle(room: Room, conn: Conn, msg: Any, at: float) -> None:
             raise RoomError(f"unexpected message {type(msg).__name__}", code="bad_message")
     except SlapjackError as exc:
         log.info("room %s: %r: refused %s: %s", room.code, conn, exc.code, exc.message)
-        room.send(conn, frames.error(exc.code, exc.message, msg.id))
+        room.send(conn, error_frame(exc.code, exc.message, msg.id))
 
 
 def play(room: Room, action: Any, seat: int, at: float, **details: Any) -> None:

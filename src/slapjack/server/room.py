@@ -24,17 +24,19 @@ from typing import Any, Literal
 from slapjack.bots import make_bot
 from slapjack.core import Record, Rules, Table
 from slapjack.live import LiveTable
+from slapjack.protocol import (
+    CreateRoom,
+    Hello,
+    RoomInfo,
+    error_frame,
+    welcome_frame,
+)
 from slapjack.store.base import RoomState, Store
 
 from . import frames, inputs
 from .actor import Actor
 from .connection import Conn
 from .errors import RoomError
-from .models import (
-    CreateRoom,
-    Hello,
-    RoomInfo,
-)
 from .referee import ArrivalReferee, Referee, RefereeFactory, TrustingReferee
 from .roomstore import RoomWrites
 from .seats import Seats, SeatState, bot_name
@@ -333,9 +335,7 @@ class Room(Actor):
             name = self.seats.arrive(seat_no)
             if self.live is not None:
                 self.live.connected(seat_no, self.now())
-        self._frames.append(
-            (conn, frames.welcome(self.info().model_dump(), seat_no, name, hello.id))
-        )
+        self._frames.append((conn, welcome_frame(self.info(), seat_no, name, hello.id)))
         self.after(force=True)
         self._maybe_start()
 
@@ -387,9 +387,9 @@ class Room(Actor):
         if playing:
             self._ops.append(self.writes.seat(s, seat))
             self.game().leave(s, self.now())
-        info = self.info().model_dump()
+        info = self.info()
         for conn in leaving:
-            self._frames.append((conn, frames.welcome(info, None, None, answer)))
+            self._frames.append((conn, welcome_frame(info, None, None, answer)))
         self.after(force=True)
 
     def _arm_idle(self) -> None:
@@ -425,4 +425,4 @@ class Room(Actor):
         for name in list(self._timers):
             self.cancel(name)
         for conn in self.conns:
-            self._frames.append((conn, frames.error("room_closed", "room closed")))
+            self._frames.append((conn, error_frame("room_closed", "room closed", with_id=False)))

@@ -11,10 +11,10 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from slapjack.protocol import MAX_PLAYER_NAME
 from slapjack.store.base import hash_token, token_matches
 
 from .errors import RoomError
-from .models import MAX_PLAYER_NAME
 
 
 @dataclass

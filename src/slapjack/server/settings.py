@@ -13,8 +13,7 @@ from typing import Any
 
 from slapjack.core import Card, card_name, parse_deck
 from slapjack.live import LiveTiming
-
-from .models import CreateRoom
+from slapjack.protocol import CreateRoom
 
 
 @dataclass
