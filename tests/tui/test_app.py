@@ -173,7 +173,7 @@ async def test_german_texts_everywhere() -> None:
         await advance(pilot, clock, 700)
         text = screen_text(app)
         assert "Anna deckt B♣ auf" in text
-        assert "Anna gewinnt den Buben: 1 Karte" in text
+        assert "Anna gewinnt den Buben und nimmt 1 Karte" in text
         assert "Anna 250 ms · Ben 300 ms" in text
         assert c.state.stats[0].jacks == 1
         await pilot.press("question_mark")

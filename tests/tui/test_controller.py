@@ -316,7 +316,7 @@ def test_a_slap_faster_than_any_reaction_is_a_guess_and_cannot_win() -> None:
     clock.advance_ms(700)
     won = [e for e in c.state.log if isinstance(e, RaceWon)]
     assert won == [RaceWon(1, 1, ((1, 250.0), (0, 5060.0)))]
-    line = reactions_text(won[0].reactions, c.game.players, "en").plain
+    line = reactions_text(won[0].reactions, c.game.players, "en").plain.replace("\xa0", " ")
     assert line == "Ben 250 ms · Anna 60 ms (guess)"
     assert c.state.stats[0].fastest is None and c.state.stats[1].fastest == 250.0
 

@@ -174,9 +174,13 @@ def test_views_and_events_come_back_as_the_engine_wrote_them() -> None:
 
 
 def test_a_false_start_in_a_race_result_is_shown_as_a_guess() -> None:
-    text = reactions_text(((1, 212.0), (0, 5062.0)), ("Anna", "Ben"), "en").plain
+    text = reactions_text(((1, 212.0), (0, 5062.0)), ("Anna", "Ben"), "en").plain.replace(
+        "\xa0", " "
+    )
     assert text == "Ben 212 ms · Anna 62 ms (guess)"
-    assert "62 ms (geraten)" in reactions_text(((0, 5062.0),), ("Anna",), "de").plain
+    assert "62 ms (geraten)" in reactions_text(((0, 5062.0),), ("Anna",), "de").plain.replace(
+        "\xa0", " "
+    )
 
 
 # ------------------------------------------------------------ real server
@@ -375,7 +379,7 @@ async def test_the_app_slaps_with_its_key_and_shows_the_reaction(live: LiveServe
             race = next(e for e in game.log if isinstance(e, RaceWon))
             shown = f"Anna {race.reactions[0][1]:.0f} ms"  # the result panel's reaction times
             await wait_app(pilot, lambda: shown in screen_text(app), what="the reaction time")
-            assert "Anna wins the Jack: 1 card" in screen_text(app)
+            assert "Anna wins the Jack and takes 1 card" in screen_text(app)
         finally:
             await ben.close()
 

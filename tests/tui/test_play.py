@@ -63,7 +63,7 @@ async def test_slap_a_jack_and_win_with_measured_reaction() -> None:
         assert won == [RaceWon(0, 1, ((0, 212.0), (1, 263.0)))]
         assert c.state.view.stack_sizes == (26, 26)
         text = screen_text(app)
-        assert "Anna wins the Jack: 1 card" in text
+        assert "Anna wins the Jack and takes 1 card" in text
         assert "Anna 212 ms · Ben 263 ms" in text
         assert c.state.stats[0].jacks == 1 and c.state.stats[0].fastest == 212.0
         # the winner's left (Ben) flips next
@@ -156,7 +156,7 @@ async def test_idle_human_is_flipped_for_after_the_turn_timer() -> None:
         await advance(pilot, clock, 1001)
         assert Note("idle_flip", (("seat", 0),)) in c.state.log
         assert next(e for e in c.state.log if isinstance(e, Flipped)).seat == 0
-        assert "Time's up for Anna: flipped" in screen_text(app)
+        assert "Time's up: flipped for Anna" in screen_text(app)
 
 
 async def test_hot_seat_two_humans_race_with_their_own_keys() -> None:

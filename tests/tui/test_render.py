@@ -93,7 +93,7 @@ def test_clock_and_reactions() -> None:
     assert clock_text(100) == "0:01"  # never shows 0:00 before time is up
     assert clock_text(-5) == "0:00"
     text = reactions_text(((1, 212.0), (0, 263.4), (2, None)), ("Anna", "Ben", "Carla"), "en")
-    assert text.plain == "Ben 212 ms · Anna 263 ms · Carla —"
+    assert text.plain.replace("\xa0", " ") == "Ben 212 ms · Anna 263 ms · Carla —"
 
 
 def state_for(preset: str) -> TableState:
@@ -159,7 +159,8 @@ def test_status_line_names_the_keys() -> None:
     assert status_text(state, "en").plain == "Anna: Z or Space to flip"
     assert status_text(state, "de").plain == "Anna: Z oder Leertaste zum Aufdecken"
     assert (
-        tr("de", "ev.race_won", name="Ben", cards="3 Karten") == "Ben gewinnt den Buben: 3 Karten"
+        tr("de", "ev.race_won", name="Ben", cards="3 Karten")
+        == "Ben gewinnt den Buben und nimmt 3 Karten"
     )
 
 

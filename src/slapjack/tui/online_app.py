@@ -40,6 +40,7 @@ class OnlineApp(BaseApp):
         self.player_name = name
         self.token = token
         self.lang = detect_lang(lang)
+        self.too_small_note = "too_small.online"
         self.tick_s = tick_s
         self.reconnect = reconnect
         self.seats = seats

@@ -160,9 +160,10 @@ class OnlineScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SeatsPanel(lang, id="seats").data_bind(*timed)
+                yield LogPanel(lang, id="log").data_bind(state)
+            with Vertical(id="table"):
+                yield CentrePanel(lang, id="centre").data_bind(state)
                 yield ResultPanel(lang, id="result").data_bind(state)
-            yield CentrePanel(lang, id="centre").data_bind(state)
-            yield LogPanel(lang, id="log").data_bind(state)
         yield Line(lang, id="status").data_bind(text=OnlineScreen.line)
         yield Line(lang, id="keys").data_bind(text=OnlineScreen.keys_text)
 
