@@ -503,6 +503,37 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     "b.call": {"en": "Call", "de": "Rufen"},
     "b.start_now": {"en": "Start now", "de": "Jetzt starten"},
     "b.rematch": {"en": "Rematch", "de": "Revanche"},
+    "b.copy_token": {"en": "Copy token", "de": "Schlüssel kopieren"},
+    "online.copied": {
+        "en": "Seat token copied to the clipboard",
+        "de": "Platz-Schlüssel in die Zwischenablage kopiert",
+    },
+    "online.your_token": {
+        "en": "Your seat {number}, token:",
+        "de": "Dein Platz {number}, Schlüssel:",
+    },
+    "online.copy_hint": {"en": "(T copies it)", "de": "(T kopiert ihn)"},
+    "online.back_later": {"en": "Back into the seat later:", "de": "Später zurück auf den Platz:"},
+    "online.rematch_none": {
+        "en": "R asks the others for a rematch with the same seats",
+        "de": "R fragt die anderen nach einer Revanche mit denselben Plätzen",
+    },
+    "online.rematch_none_watch": {
+        "en": "Nobody has asked for a rematch yet",
+        "de": "Noch hat niemand nach einer Revanche gefragt",
+    },
+    "online.rematch_by": {
+        "en": "Rematch asked for by {names}.",
+        "de": "Revanche gewünscht von {names}.",
+    },
+    "online.rematch_wait": {
+        "en": "Waiting for {names}.",
+        "de": "Es fehlt noch: {names}.",
+    },
+    "online.over_asked": {
+        "en": "Game over · {names} asks for a rematch: R to play again · Esc quits",
+        "de": "Spielende · {names} möchte eine Revanche: R spielt nochmal · Esc beendet",
+    },
     # ---------------------------------------------------------- server errors
     "srv.bad_json": {
         "en": "The server could not read a message of ours",
