@@ -106,7 +106,7 @@ def big_rank(rank: str, scale: int = 1) -> tuple[str, ...]:
     """The rank in a block font of half-block pixels, ``3 * scale`` lines high
     (``10`` is two glyphs)."""
     glyphs = [_GLYPHS[ch] for ch in rank]
-    rows = tuple((" " * scale).join(g[k] for g in glyphs) for k in range(3))
+    rows = tuple(" ".join(g[k] for g in glyphs) for k in range(3))
     if scale == 1:
         return rows
     # each cell is two pixels, top and bottom: scale the pixels, pack them again
