@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from slapjack.core.events import Flipped, RaceWon, Slapped, WrongSlap
+from slapjack.tui import SeatSpec
 from slapjack.tui.controller import Note
 from slapjack.tui.screens.table import TableScreen
 
@@ -215,3 +216,30 @@ async def test_real_timers_play_a_game_to_the_end_screen() -> None:
         c.game.check_invariant()
         assert Note("idle_flip", (("seat", 0),)) in c.state.log
         await pilot.pause()
+
+
+async def test_the_last_result_panel_grows_to_show_every_line() -> None:
+    """Four slaps at 80×24: the reaction times take two lines and both show."""
+    seats = [
+        human(0, "Anna"),
+        SeatSpec("Ben", "casual"),
+        SeatSpec("Carla", "pro"),
+        SeatSpec("Dan", "beginner"),
+    ]
+    bots = {
+        "casual": ScriptedBot(jack_ms=336, flip_ms=100),
+        "pro": ScriptedBot(jack_ms=375, flip_ms=100),
+        "beginner": ScriptedBot(jack_ms=386, flip_ms=100),
+    }
+    app, clock = make_app(config(seats, deck("5C", "KD", "JS")), bots)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        await pilot.press("space")
+        await advance(pilot, clock, 100)
+        await advance(pilot, clock, 100)
+        await advance(pilot, clock, 300)
+        await pilot.press("a")  # Anna first, at 300 ms
+        await advance(pilot, clock, 1200)
+        text = screen_text(app)
+        for who in ("Anna 300 ms", "Ben 336 ms", "Carla 375 ms", "Dan 386 ms"):
+            assert who in text, text

@@ -102,6 +102,9 @@ class ResultPanel(StateWidget):
     def on_mount(self) -> None:
         self.border_title = tr(self.lang, "result")
 
+    def watch_state(self) -> None:
+        self.refresh(layout=True)  # as high as its lines: a new result may have more
+
     def render(self) -> RenderableType:
         state = self.state
         if state is None:
