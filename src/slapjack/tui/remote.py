@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from slapjack.core import Event, Rules, SlapjackError, View
 from slapjack.core.events import RaceTied
+from slapjack.live import Tally
 from slapjack.protocol import (
     ErrorCode,
     ErrorFrame,
@@ -130,6 +131,7 @@ class RemoteGame:
         self._end_ms: float | None = None
         self._serial = 0
         self._lost = False
+        self._tally: Tally | None = None
 
     # ----------------------------------------------------------------- clock
 
@@ -378,7 +380,33 @@ class RemoteGame:
         self._cue += 1
         self._shown_at = None
 
+    def _count(self, events: list[Event]) -> None:
+        """Count the game's events for the results table (Jacks won, fastest
+        reaction, wrong slaps), as the local table's tally does."""
+        n = len(self.view.players) if self.view is not None else 0
+        if self._tally is None or len(self._tally.jacks) != n:
+            self._tally = Tally(n)
+        self._tally.count(events)
+
+    def seat_stats(self, n: int) -> tuple[SeatStats, ...]:
+        """Per seat: Jacks won (or pick-ups), fastest reaction, wrong slaps, from
+        the events this client has seen of this game (all of them unless it
+        joined late or was disconnected)."""
+        tally = self._tally
+        if tally is None or len(tally.jacks) != n:
+            return tuple(SeatStats() for _ in range(n))
+        return tuple(
+            SeatStats(
+                tally.jacks[s] + tally.shares[s],
+                tally.pickups[s] + tally.wrong_pickups[s],
+                tally.fastest[s],
+                tally.wrong[s],
+            )
+            for s in range(n)
+        )
+
     def _new_game(self) -> None:
+        self._tally = None
         self._banner = ()
         self._reactions = ()
         self._slap_sent = self._call_sent = self._flip_sent = None
@@ -389,6 +417,7 @@ class RemoteGame:
             self.notice = None
 
     def _absorb(self, events: list[Event]) -> None:
+        self._count(events)
         results, reactions = log_events(self._log, events)
         if results:
             self._banner = results
@@ -482,7 +511,7 @@ class RemoteGame:
             end_ms=self._end_ms,
             cue=self._cue,
             shown=self._shown_at is not None or not view.centre_top,
-            stats=tuple(SeatStats() for _ in view.players),
+            stats=self.seat_stats(len(view.players)),
             seed=None,
             saved_to=None,
             serial=self._serial,
