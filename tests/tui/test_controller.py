@@ -304,8 +304,8 @@ def test_default_seats_never_clash_with_the_bot_names() -> None:
 
 
 def test_a_slap_faster_than_any_reaction_is_a_guess_and_cannot_win() -> None:
-    from slapjack.tui.controller import Note
     from slapjack.tui.render import reactions_text
+    from slapjack.tui.state import Note
 
     c, clock = start(anna_ben(deck("JC")), {"casual": ScriptedBot(jack_ms=250, flip_ms=5000)})
     c.flip(None)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from slapjack.core.events import Flipped, RaceWon, Slapped, WrongSlap
 from slapjack.tui import SeatSpec
-from slapjack.tui.controller import Note
 from slapjack.tui.screens.table import TableScreen
+from slapjack.tui.state import Note
 
 from .util import ScriptedBot, advance, config, ctl, deck, human, idle, make_app, screen_text
 

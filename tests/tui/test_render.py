@@ -28,7 +28,6 @@ from slapjack.core.events import (
     WrongSlap,
 )
 from slapjack.tui import SeatSpec
-from slapjack.tui.controller import Note, TableState
 from slapjack.tui.i18n import TEXTS, card_label, card_long_name, rank_label, tr
 from slapjack.tui.render import (
     RED,
@@ -39,6 +38,7 @@ from slapjack.tui.render import (
     reactions_text,
     status_text,
 )
+from slapjack.tui.state import Note, TableState
 
 
 def plain(renderable: object, width: int = 60) -> str:

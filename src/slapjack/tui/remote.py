@@ -1,5 +1,5 @@
 """An online table as the terminal draws it: the server's frames in, a
-:class:`~slapjack.tui.controller.TableState` out. Nothing here knows Textual.
+:class:`~slapjack.tui.state.TableState` out. Nothing here knows Textual.
 
 :class:`RemoteGame` is the :class:`~slapjack.tui.online.FrameHandler` of an
 :class:`~slapjack.tui.online.OnlineClient`. It turns each ``update`` into the
@@ -38,8 +38,8 @@ from slapjack.protocol import (
 )
 
 from .config import DEFAULT_KEYS, SeatSpec
-from .controller import LogItem, Note, SeatStats, TableState, log_events
 from .online import monotonic_ms
+from .state import LogItem, Note, SeatStats, TableState, log_events
 
 KNOWN_ERRORS: Final[frozenset[ErrorCode]] = frozenset(
     {

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from rich import box
 from rich.align import Align
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -39,7 +40,6 @@ from slapjack.core.timing import is_false_start, measured_reaction
 from slapjack.texts import game_label, preset_label
 
 from .config import FALSE_START_MS, SeatSpec
-from .controller import LogItem, Note, TableState
 from .i18n import (
     card_label,
     card_long_name,
@@ -50,6 +50,7 @@ from .i18n import (
     suit_symbol,
     tr,
 )
+from .state import LogItem, Note, TableState
 
 RED: Final = "bold red"
 BLACK: Final = "bold"
@@ -679,3 +680,42 @@ def status_text(state: TableState, lang: str) -> Text:
             return Text(tr(lang, "turn_keys", name=seat.name, key=key), style="bold")
         return Text(tr(lang, "turn_space", name=seat.name), style="bold")
     return Text(tr(lang, "turn_of", name=seat.name), style="dim")
+
+
+def headline(state: TableState, lang: str) -> Text:
+    view = state.view
+    names = view.players
+    winners = [names[s] for s in view.winners]
+    if view.rules.is_irish and view.loser is not None:
+        return Text(tr(lang, "end.loser", name=names[view.loser]), style="bold")
+    if len(winners) > 1:
+        return Text(tr(lang, "end.winners", names=join_names(winners, lang)), style="bold")
+    return Text(tr(lang, "end.winner", names=join_names(winners, lang)), style="bold")
+
+
+def ranking_table(state: TableState, ranking: Sequence[int], lang: str) -> RichTable:
+    """Place, name, cards, Jacks won (pick-ups in Irish Snap), fastest reaction,
+    wrong slaps; the winners in bold green."""
+    view = state.view
+    irish = view.rules.is_irish
+    table = RichTable(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
+    table.add_column(tr(lang, "end.place"), justify="right")
+    table.add_column(tr(lang, "col.name"), no_wrap=True, max_width=24, overflow="ellipsis")
+    table.add_column(tr(lang, "end.cards"), justify="right")
+    table.add_column(tr(lang, "end.pickups" if irish else "end.jacks"), justify="right")
+    table.add_column(tr(lang, "end.fastest"), justify="right", no_wrap=True)
+    table.add_column(tr(lang, "end.wrong"), justify="right")
+    winners = set(view.winners)
+    for place, seat in enumerate(ranking, 1):
+        stats = state.stats[seat]
+        style = "bold green" if seat in winners else ("dim" if seat == view.loser else "")
+        table.add_row(
+            f"{place}.",
+            view.players[seat],
+            str(view.stack_sizes[seat]),
+            str(stats.pickups if irish else stats.jacks),
+            format_ms(stats.fastest, lang),
+            str(stats.wrong),
+            style=style,
+        )
+    return table

@@ -11,7 +11,6 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .controller import TableState
 from .i18n import tr
 from .render import (
     Wrapped,
@@ -27,6 +26,7 @@ from .render import (
     status_text,
     wrap_text,
 )
+from .state import TableState
 
 
 class StateWidget(Widget):

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from rich import box
-from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -16,52 +13,13 @@ from textual.widgets import Button, Static
 
 from slapjack.core.events import GameOver
 
-from ..controller import GameController, TableState
-from ..i18n import format_ms, join_names, tr
-from ..render import Wrapped, item_text
+from ..controller import GameController
+from ..i18n import tr
+from ..render import Wrapped, headline, item_text, ranking_table
 from .dialogs import save_record
 
 if TYPE_CHECKING:
     from ..app import SlapjackApp
-
-
-def headline(state: TableState, lang: str) -> Text:
-    view = state.view
-    names = view.players
-    winners = [names[s] for s in view.winners]
-    if view.rules.is_irish and view.loser is not None:
-        return Text(tr(lang, "end.loser", name=names[view.loser]), style="bold")
-    if len(winners) > 1:
-        return Text(tr(lang, "end.winners", names=join_names(winners, lang)), style="bold")
-    return Text(tr(lang, "end.winner", names=join_names(winners, lang)), style="bold")
-
-
-def ranking_table(state: TableState, ranking: Sequence[int], lang: str) -> RichTable:
-    """Place, name, cards, Jacks won (pick-ups in Irish Snap), fastest reaction,
-    wrong slaps; the winners in bold green."""
-    view = state.view
-    irish = view.rules.is_irish
-    table = RichTable(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
-    table.add_column(tr(lang, "end.place"), justify="right")
-    table.add_column(tr(lang, "col.name"), no_wrap=True, max_width=24, overflow="ellipsis")
-    table.add_column(tr(lang, "end.cards"), justify="right")
-    table.add_column(tr(lang, "end.pickups" if irish else "end.jacks"), justify="right")
-    table.add_column(tr(lang, "end.fastest"), justify="right", no_wrap=True)
-    table.add_column(tr(lang, "end.wrong"), justify="right")
-    winners = set(view.winners)
-    for place, seat in enumerate(ranking, 1):
-        stats = state.stats[seat]
-        style = "bold green" if seat in winners else ("dim" if seat == view.loser else "")
-        table.add_row(
-            f"{place}.",
-            view.players[seat],
-            str(view.stack_sizes[seat]),
-            str(stats.pickups if irish else stats.jacks),
-            format_ms(stats.fastest, lang),
-            str(stats.wrong),
-            style=style,
-        )
-    return table
 
 
 class EndScreen(Screen[None]):

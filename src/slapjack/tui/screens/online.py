@@ -14,10 +14,20 @@ from textual.containers import Center, Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ..controller import TableState
 from ..i18n import format_ms, join_names, tr
 from ..remote import Notice, RemoteGame
-from ..render import Wrapped, clock_text, game_title, key_label, status_text, value, view_ranking
+from ..render import (
+    Wrapped,
+    clock_text,
+    game_title,
+    headline,
+    key_label,
+    ranking_table,
+    status_text,
+    value,
+    view_ranking,
+)
+from ..state import TableState
 from ..widgets import (
     CentrePanel,
     LogPanel,
@@ -28,7 +38,6 @@ from ..widgets import (
     keys_content,
 )
 from .dialogs import ConfirmQuit, RulesScreen
-from .end import headline, ranking_table
 
 
 def rematch_seats(game: RemoteGame) -> list[int]:

@@ -12,7 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ..controller import GameController, TableState
+from ..controller import GameController
+from ..state import TableState
 from ..widgets import (
     CentrePanel,
     KeysBar,
