@@ -275,7 +275,7 @@ def test_matched_converges_to_a_seats_median_within_15_percent_after_10_jacks(
     median: int,
 ) -> None:
     checked = 0
-    for g in range(30):
+    for g in range(60):
         seed = game_seed(3, g)
         bots = [make_bot(f"human:{median}", game_seed(seed, 0))]
         bots += [_probe(game_seed(seed, s)) for s in (1, 2, 3)]

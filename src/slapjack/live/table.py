@@ -48,6 +48,7 @@ from slapjack.core import (
     Rules,
     SlapjackError,
     Table,
+    Tie,
     observe,
 )
 from slapjack.core.events import RaceTied
@@ -139,6 +140,7 @@ class LiveTable:
         "_people",
         "_race_at",
         "_race_opened",
+        "_reslap",
         "_round",
         "_round_slaps",
         "_say_it",
@@ -207,6 +209,7 @@ class LiveTable:
         self._auto_shown = auto_shown
         self._irish = self.rules.is_irish
         self._say_it = self.rules.say_it
+        self._reslap = not self._irish and self.rules.tie is Tie.RESLAP
         self._interest: list[bool | None] | None = None
         self._origin = 0.0
         self._out: list[Event] = []
@@ -531,19 +534,22 @@ class LiveTable:
             self._round_slaps = 0
             self._first_slap = None
             self._race_opened = INF
+        common = not (game.race_open or game.over or game.turn is None)
+        if common:
+            # the next turn first: its bot draws its flip delay before any bot
+            # draws a reaction to the card, whenever the host shows the card
+            self._race_at = self._deadlock_at = INF
+            self._schedule_turn(at, fresh=True)
         if not self._auto_shown:
             self._cue_shown = None
-        elif game.race_open or game.over or self._wanted_now():
+        elif not common or self._wanted_now():
             self._show(at)
         else:
             self._cue_shown = at  # shown, and no bot would slap it: nothing to ask
-        if game.race_open or game.over or game.turn is None:
+        if common:
+            self._due = self._next_due()
+        else:
             self._after(at)
-            return
-        # the common case, as _after does it: the next turn
-        self._race_at = self._deadlock_at = INF
-        self._schedule_turn(at, fresh=True)
-        self._due = self._next_due()
 
     def _show(self, at: float) -> None:
         """The current cue is on screen from ``at``: start the race's clocks, let the bots react."""
@@ -677,7 +683,11 @@ class LiveTable:
         if not game.race_open or game.over:
             return
         rounds = self.timing.max_rounds
-        final = self._round >= rounds or (self._round > 1 and self._round_slaps == 0)
+        final = (
+            not self._reslap
+            or self._round >= rounds
+            or (self._round > 1 and self._round_slaps == 0)
+        )
         racing = self._racing_people()
         events = self._settle(final, at)
         self._notice(events, racing)

@@ -16,7 +16,7 @@ import socket
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import fields
 from functools import partial
 from pathlib import Path
@@ -144,6 +144,16 @@ class _QuietBadUtf8(logging.Filter):
 BAD_UTF8_FILTER: Final = _QuietBadUtf8()
 
 
+class HandClock:
+    """A room clock (ms) that moves only when told (test hooks: ``run_room``)."""
+
+    def __init__(self, now_ms: float = 0.0) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> float:
+        return self.now_ms
+
+
 class TestRoom(BaseModel):
     """``POST /api/test/rooms`` (test hooks only): a room with a chosen deck and timing."""
 
@@ -200,6 +210,7 @@ def create_app(
     floor_ms: float | None = None,
     resolution_ms: float | None = None,
     limits: Limits | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> FastAPI:
     """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
     records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
@@ -213,7 +224,10 @@ def create_app(
     the fair referee; ``False`` leaves the referee to the clock-sync pings alone.
     ``floor_ms``, ``resolution_ms``: the fair referee's anticipation floor and
     tie resolution (``None``: its defaults; ``ValueError`` when out of range).
-    ``limits``: what one client may ask (:class:`Limits`; ``None``: the defaults)."""
+    ``limits``: what one client may ask (:class:`Limits`; ``None``: the defaults).
+    ``clock``: the rooms' clock in ms (``None``: the monotonic clock); with the
+    test hooks, a :class:`HandClock` lets ``/api/test/rooms/{code}/run`` play a
+    room's game deadline by deadline."""
     factory: RefereeFactory = referee_factory(
         referee, floor_ms=floor_ms, resolution_ms=resolution_ms
     )
@@ -235,6 +249,7 @@ def create_app(
             st,
             factory,
             timing=timing,
+            clock=clock,
             write_ahead=write_ahead,
             max_rooms=lim.max_rooms,
             empty_room_s=lim.empty_room_s,
@@ -537,6 +552,31 @@ def create_app(
             if isinstance(room, JSONResponse):
                 return room
             return {"code": room.code, "url": f"/r/{room.code}"}
+
+        @app.post("/api/test/rooms/{code}/run", response_model=None)
+        async def run_room(code: str, steps: int = 100_000) -> dict[str, Any] | JSONResponse:
+            """Play room ``code``'s game on the :class:`HandClock`: the clock goes to
+            the live table's next deadline, the room wakes, and again, until the
+            game is over (or ``steps`` deadlines)."""
+            room = lobby().get(code)
+            if room is None:
+                return _error(404, "unknown_room", f"no room {code!r}")
+            if not isinstance(clock, HandClock):
+                return _error(409, "bad_request", "the server does not run on a test clock")
+            for _ in range(1000):  # the game starts on the room's start timer
+                if await room.call(lambda: room.live is not None):
+                    break
+                await asyncio.sleep(0.01)
+            for _ in range(steps):
+                live = room.live
+                if live is None or live.game.over or live.next_deadline == float("inf"):
+                    break
+                clock.now_ms = max(clock.now_ms, live.next_deadline)
+                await room.call(room.wake)
+            while room.status == "over" and room.last_game_id is None:
+                await room.call(lambda: None)  # the finished game is being stored
+                await asyncio.sleep(0.001)
+            return {"status": room.status, "game_id": room.last_game_id}
 
     # ------------------------------------------------------------- WebSocket
 

@@ -29,7 +29,7 @@ from slapjack.core.events import (
     Slapped,
 )
 from slapjack.core.timing import is_false_start, measured_reaction
-from slapjack.live import LiveTable, Tally
+from slapjack.live import LiveTable, LiveTiming, RacePolicy, Tally
 
 from .clock import Clock, Handle
 from .config import GameConfig
@@ -58,7 +58,12 @@ class GameController:
         bot_factory: BotFactory | None = None,
         bots: Mapping[int, Bot] | None = None,
         on_change: Callable[[TableState], None] | None = None,
+        live_timing: LiveTiming | None = None,
+        referee: RacePolicy | None = None,
     ) -> None:
+        """``live_timing`` and ``referee`` replace what ``config.timing`` gives
+        (the served game's timings and referee, to play the very game a server
+        room plays: tests/live/test_hosts.py)."""
         config.validate()
         self.config = config
         self.timing = config.timing
@@ -84,8 +89,8 @@ class GameController:
             self.table,
             levels=[s.bot for s in config.seats],
             bots=bots,
-            timing=config.timing.live(),
-            referee=config.timing.referee(),
+            timing=live_timing or config.timing.live(),
+            referee=referee if referee is not None else config.timing.referee(),
             bot_factory=bot_factory or _default_bot_factory,
             bot_seed=seed if seed is not None else 0,
             auto_shown=False,
@@ -107,12 +112,13 @@ class GameController:
     # ------------------------------------------------------------------ time
 
     def now_ms(self) -> float:
-        """Milliseconds since the game started, not counting paused time."""
+        """Milliseconds since the game started, not counting paused time (to a
+        nanosecond: seconds to milliseconds must not make 300 ms 299.99999…)."""
         now = self._paused_at if self._paused_at is not None else self.clock.now()
-        return (now - self._t0 - self._paused_total) * 1000.0
+        return round((now - self._t0 - self._paused_total) * 1000.0, 6)
 
     def _clock_to_ms(self, stamp: float) -> float:
-        return min((stamp - self._t0 - self._paused_total) * 1000.0, self.now_ms())
+        return min(round((stamp - self._t0 - self._paused_total) * 1000.0, 6), self.now_ms())
 
     @property
     def paused(self) -> bool:
