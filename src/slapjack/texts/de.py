@@ -177,7 +177,9 @@ CATALOG = Catalog(
             "reslap": (
                 "Sind die schnellsten Schläge auf einen Buben genau gleich schnell, bekommen "
                 "nur die Gleichschnellen ein neues Signal und schlagen noch einmal; der "
-                "Schnellste von ihnen gewinnt. Das wiederholt sich, bis jemand vorne liegt."
+                "Schnellste von ihnen gewinnt. Nach einem zweiten Gleichstand gibt es noch ein "
+                "neues Signal; sind sie auch beim dritten Mal gleich schnell, entscheidet die "
+                "Sitzreihenfolge."
             ),
             "split": (
                 "Sind die schnellsten Schläge auf einen Buben genau gleich schnell, teilen sich "
@@ -201,7 +203,8 @@ CATALOG = Catalog(
             "false": "Niemand muss etwas rufen; ein Schlag ist einfach ein Schlag.",
             "true": (
                 "Jeder Schlag auf einen Buben braucht den Ruf „Slapjack!“ (eine eigene Taste "
-                "oder Schaltfläche, kurz vor oder kurz nach dem Schlag). Es zählt nur der "
+                "oder Schaltfläche, vor dem Schlag auf dieselbe Karte oder höchstens eine "
+                "Drittelsekunde danach). Es zählt nur der "
                 "schnellste Schlag: Kam er ohne Ruf, hat diese Person verspielt. Ebenso "
                 "verspielt, wer auf irgendeine Karte außer einem Buben schlägt, ob mit Ruf oder "
                 "ohne. Dann wird der Mittelstapel unter allen anderen, die noch im Spiel "
@@ -279,7 +282,8 @@ CATALOG = Catalog(
         "reslap_silence": Decision(
             "Nach einem Gleichstand schlägt niemand mehr",
             "Bekommen die Gleichschnellen ihr neues Signal, aber keiner von ihnen schlägt "
-            "noch einmal, entscheidet die Sitzreihenfolge: Es gewinnt, wer von ihnen im "
+            "noch einmal, oder sind sie auch beim dritten Signal gleich schnell, entscheidet "
+            "die Sitzreihenfolge: Es gewinnt, wer von ihnen im "
             "Uhrzeigersinn als Erster kommt, gezählt ab der Person, die den Buben "
             "aufgedeckt hat (sie selbst eingeschlossen).",
         ),

@@ -165,7 +165,8 @@ CATALOG = Catalog(
             "reslap": (
                 "If the fastest slaps on a Jack are exactly equally fast, only the tied "
                 "players slap once more, on a new signal; the fastest of them wins. "
-                "This repeats until one of them is faster."
+                "A second tie gets one more new signal; if they tie a third time, seat "
+                "order decides."
             ),
             "split": (
                 "If the fastest slaps on a Jack are exactly equally fast, the tied players "
@@ -186,7 +187,8 @@ CATALOG = Catalog(
             "false": "No call is needed; a slap is just a slap.",
             "true": (
                 'A slap on a Jack needs the call "Slapjack!" as well (its own key or '
-                "button, pressed just before or just after the slap). Only the fastest "
+                "button, pressed before the slap on the same card or at most a third of "
+                "a second after it). Only the fastest "
                 "slap matters: if it came without the call, that player forfeits. Slapping "
                 "any card other than a Jack, with or without the call, is a forfeit as well. "
                 "On a forfeit the centre pile is shared out among all the other players "
@@ -260,8 +262,9 @@ CATALOG = Catalog(
         "reslap_silence": Decision(
             "Nobody slaps again after a tie",
             "If the tied players are given their new signal but none of them slaps again, "
-            "seat order breaks the tie: the first of them going clockwise from the player "
-            "who turned up the Jack (that player included) wins.",
+            "or if they tie again on the third signal, seat order breaks the tie: the first "
+            "of them going clockwise from the player who turned up the Jack (that player "
+            "included) wins.",
         ),
         "split_turn": Decision(
             "Who goes next after a shared pile",
