@@ -299,3 +299,22 @@ async def test_a_server_failure_is_a_500_in_the_documented_shape(
         "code": "internal_error",
         "message": "the server failed on this request (it is logged)",
     }
+
+
+async def test_the_forms_options_come_from_the_engines_option_table(
+    http: httpx.AsyncClient,
+) -> None:
+    from slapjack.core.rules import OPTION, PRESETS
+
+    got = (await http.get("/api/options")).json()
+    assert [o["name"] for o in got["options"]] == list(OPTION)
+    assert got["presets"]["klatsch-bube"]["options"]["tie"] == "split"
+    assert set(got["presets"]) == set(PRESETS)
+    tie = next(o for o in got["options"] if o["name"] == "tie")
+    assert tie == {
+        "name": "tie",
+        "game": "slapjack",
+        "type": "choice",
+        "choices": ["reslap", "split"],
+    }
+    assert "matched" in got["bot_levels"] and got["min_seats"] == 2

@@ -7,7 +7,7 @@ record's ``rules`` object reads the same as the rulebook discussion.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
@@ -68,21 +68,89 @@ class IrishGoal(StrEnum):
     """Empty your stack, then slap one more match correctly and not last: first to do so wins."""
 
 
-SLAPJACK_ONLY: Final = frozenset(
-    {"after_jack", "wrong_slap", "empty_stack", "tie", "say_it", "time_limit"}
-)
-IRISH_ONLY: Final = frozenset({"irish_goal"})
-OPTION_NAMES: Final = (
-    "after_jack",
-    "wrong_slap",
-    "empty_stack",
-    "tie",
-    "time_limit",
-    "say_it",
-    "irish_goal",
-)
-
 MAX_TIME_LIMIT_S: Final = 24 * 3600
+
+
+class OptionKind(StrEnum):
+    """What values an option takes."""
+
+    CHOICE = "choice"
+    """One of the named values of its enum."""
+    BOOL = "bool"
+    """``true`` or ``false``."""
+    SECONDS = "seconds"
+    """Whole seconds in a range; 0 means off."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One house-rule option: the one place its name, values and game are kept.
+
+    Parsing and validation (:meth:`Rules.from_options`), the rules texts
+    (``slapjack.texts``), ``slapjack rules``, the terminal game's start screen
+    and the browser's create form (through ``GET /api/options``) all derive from
+    :data:`OPTIONS`. A preset's value of an option is the preset's
+    :class:`Rules` field of the same name (:func:`option_default`). Its words
+    (label, one-line help, a line per value) are the catalogue's entries under
+    the option's name in ``slapjack.texts``.
+    """
+
+    name: str
+    kind: OptionKind
+    game: GameKind
+    enum: type[StrEnum] | None = None
+    maximum: int = 0
+    """For ``SECONDS``: the largest value."""
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The allowed values as text (``CHOICE``, ``BOOL``); empty for ``SECONDS``."""
+        if self.enum is not None:
+            return tuple(m.value for m in self.enum)
+        return ("false", "true") if self.kind is OptionKind.BOOL else ()
+
+    def parse(self, value: Any) -> Any:
+        """``value`` as the :class:`Rules` field takes it; :class:`RulesError` if it is bad."""
+        name = self.name
+        if self.enum is not None:
+            try:
+                return self.enum(value)
+            except ValueError:
+                allowed = ", ".join(self.values)
+                raise RulesError(
+                    f"bad value {value!r} for {name}; allowed: {allowed}", code="bad_option"
+                ) from None
+        if self.kind is OptionKind.BOOL:
+            if not isinstance(value, bool):
+                raise RulesError(f"{name} must be true or false, got {value!r}", code="bad_option")
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= self.maximum:
+            raise RulesError(
+                f"{name} must be whole seconds from 0 (off) to {self.maximum}, got {value!r}",
+                code="bad_option",
+            )
+        return value
+
+    def text(self, value: Any) -> Any:
+        """A field value in its record form (an enum's value, a bool, seconds)."""
+        return value.value if isinstance(value, StrEnum) else value
+
+
+_SLAPJACK, _IRISH = GameKind.SLAPJACK, GameKind.IRISH_SNAP
+OPTIONS: Final[tuple[Option, ...]] = (
+    Option("after_jack", OptionKind.CHOICE, _SLAPJACK, AfterJack),
+    Option("wrong_slap", OptionKind.CHOICE, _SLAPJACK, WrongSlap),
+    Option("empty_stack", OptionKind.CHOICE, _SLAPJACK, EmptyStack),
+    Option("tie", OptionKind.CHOICE, _SLAPJACK, Tie),
+    Option("time_limit", OptionKind.SECONDS, _SLAPJACK, maximum=MAX_TIME_LIMIT_S),
+    Option("say_it", OptionKind.BOOL, _SLAPJACK),
+    Option("irish_goal", OptionKind.CHOICE, _IRISH, IrishGoal),
+)
+"""Every house-rule option, in the order forms and texts show them."""
+OPTION: Final[dict[str, Option]] = {o.name: o for o in OPTIONS}
+OPTION_NAMES: Final = tuple(OPTION)
+SLAPJACK_ONLY: Final = frozenset(o.name for o in OPTIONS if o.game is _SLAPJACK)
+IRISH_ONLY: Final = frozenset(o.name for o in OPTIONS if o.game is _IRISH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +218,7 @@ class Rules:
                     f"unknown option {name!r}; options: {', '.join(OPTION_NAMES)}",
                     code="unknown_option",
                 )
-            changes[name] = _parse_value(name, value)
+            changes[name] = OPTION[name].parse(value)
         if base.game is GameKind.IRISH_SNAP:
             bad = sorted(SLAPJACK_ONLY & changes.keys())
             if bad:
@@ -184,61 +252,26 @@ class Rules:
         """The record form: ``{"preset": …}`` plus every option that differs from it."""
         base = PRESETS[self.preset]
         out: dict[str, Any] = {"preset": self.preset}
-        for f in fields(self):
-            if f.name in ("game", "preset", "overrides"):
-                continue
-            value = getattr(self, f.name)
-            if value != getattr(base, f.name):
-                out[f.name] = value.value if isinstance(value, StrEnum) else value
+        for option in OPTIONS:
+            value = getattr(self, option.name)
+            if value != getattr(base, option.name):
+                out[option.name] = option.text(value)
         return out
 
     def option_values(self) -> dict[str, Any]:
         """Every option that means something in this game, with its value."""
-        names = IRISH_ONLY if self.is_irish else SLAPJACK_ONLY
-        out: dict[str, Any] = {}
-        for name in OPTION_NAMES:
-            if name in names:
-                value = getattr(self, name)
-                out[name] = value.value if isinstance(value, StrEnum) else value
-        return out
-
-
-_ENUMS: Final[dict[str, type[StrEnum]]] = {
-    "after_jack": AfterJack,
-    "wrong_slap": WrongSlap,
-    "empty_stack": EmptyStack,
-    "tie": Tie,
-    "irish_goal": IrishGoal,
-}
-
-
-def _parse_value(name: str, value: Any) -> Any:
-    enum = _ENUMS.get(name)
-    if enum is not None:
-        try:
-            return enum(value)
-        except ValueError:
-            allowed = ", ".join(m.value for m in enum)
-            raise RulesError(
-                f"bad value {value!r} for {name}; allowed: {allowed}", code="bad_option"
-            ) from None
-    if name == "say_it":
-        if not isinstance(value, bool):
-            raise RulesError(f"say_it must be true or false, got {value!r}", code="bad_option")
-        return value
-    # time_limit: whole seconds, 0 = off
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIME_LIMIT_S:
-        raise RulesError(
-            f"time_limit must be whole seconds from 0 (off) to {MAX_TIME_LIMIT_S}, got {value!r}",
-            code="bad_option",
-        )
-    return value
+        return {o.name: o.text(getattr(self, o.name)) for o in OPTIONS if o.game is self.game}
 
 
 def option_choices(name: str) -> tuple[str, ...]:
     """The allowed text values of an enumerated option (empty for say_it/time_limit)."""
-    enum = _ENUMS.get(name)
-    return tuple(m.value for m in enum) if enum is not None else ()
+    option = OPTION[name]
+    return option.values if option.kind is OptionKind.CHOICE else ()
+
+
+def option_default(name: str, preset: str) -> Any:
+    """What ``preset`` sets option ``name`` to, in its record form."""
+    return OPTION[name].text(getattr(PRESETS[preset], name))
 
 
 _CLASSIC: Final = Rules()

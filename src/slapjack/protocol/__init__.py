@@ -53,6 +53,7 @@ from .encode import (
     welcome_frame,
 )
 from .names import MAX_PLAYER_NAME, MAX_ROOM_NAME, NAME_FORM, Name, RoomName, clean_name
+from .options import options_body
 from .to_client import (
     EVENT_MODELS,
     SERVER_MESSAGE,
@@ -150,6 +151,7 @@ __all__ = [
     "error_frame",
     "events_json",
     "frame_id",
+    "options_body",
     "ping_frame",
     "refusal",
     "update_body",

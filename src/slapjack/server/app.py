@@ -47,6 +47,7 @@ from slapjack.protocol import (
     RoomPage,
     answer_id,
     error_frame,
+    options_body,
     ping_frame,
     refusal,
 )
@@ -359,6 +360,11 @@ def create_app(
                 after = str(lim.full_retry_after_s)
                 return _error(503, exc.code, exc.message, {"Retry-After": after})
             return _error(422, exc.code, exc.message)
+
+    @app.get("/api/options")
+    async def get_options() -> dict[str, Any]:
+        """The games, presets and house-rule options (from the engine's option table)."""
+        return options_body()
 
     @app.get("/api/rooms", response_model=None)
     async def list_rooms(

@@ -19,16 +19,16 @@ from enum import StrEnum
 from typing import Any, Final
 
 from slapjack.core.rules import (
-    IRISH_ONLY,
-    MAX_TIME_LIMIT_S,
     OPTION_NAMES,
+    OPTIONS,
     PRESETS,
     SLAPJACK_ONLY,
     GameKind,
+    OptionKind,
     Rules,
     Tie,
     WrongSlap,
-    option_choices,
+    option_default,
 )
 
 from . import de, en
@@ -188,28 +188,20 @@ def option_help(lang: str) -> dict[str, dict[str, Any]]:
     """
     cat = catalog(lang)
     out: dict[str, dict[str, Any]] = {}
-    for name in OPTION_NAMES:
-        irish = name in IRISH_ONLY
-        base = PRESETS["irish-snap" if irish else "classic"]
+    for option in OPTIONS:
+        name = option.name
+        default_preset = "irish-snap" if option.game is GameKind.IRISH_SNAP else "classic"
         entry: dict[str, Any] = {
             "label": cat.option_labels[name],
             "help": cat.option_help[name],
-            "game": (GameKind.IRISH_SNAP if irish else GameKind.SLAPJACK).value,
+            "game": option.game.value,
+            "kind": option.kind.value,
+            "default": option_default(name, default_preset),
         }
-        default = getattr(base, name)
-        keys = option_choices(name)
-        if keys:
-            entry["kind"] = "choice"
-            entry["default"] = _value_str(default)
-        elif name == "say_it":
-            entry["kind"] = "bool"
-            entry["default"] = bool(default)
-            keys = ("false", "true")
-        else:
-            entry["kind"] = "seconds"
-            entry["default"] = int(default)
+        keys = option.values
+        if option.kind is OptionKind.SECONDS:
             entry["min"] = 0
-            entry["max"] = MAX_TIME_LIMIT_S
+            entry["max"] = option.maximum
             keys = (TIME_LIMIT_OFF, TIME_LIMIT_ON)
         entry["values"] = {k: cat.value_lines[name][k] for k in keys}
         entry["value_labels"] = {k: cat.value_labels[name][k] for k in keys}

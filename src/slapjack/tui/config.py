@@ -94,7 +94,7 @@ class Timing:
     """Nobody slapped by then: the Jack stays buried and play goes on."""
     irish_timeout_ms: float = 2500.0
     """Irish Snap: who has not slapped a match by then is last."""
-    call_window_ms: float = 500.0
+    call_window_ms: float = 350.0
     """Say-it: a slap without the call waits this long for it (a call made
     before the slap, on the same card, counts too)."""
     turn_ms: float = 5000.0

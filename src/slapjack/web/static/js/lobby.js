@@ -18,7 +18,7 @@ import { t } from "./i18n.js";
 import { loadOptions } from "./options.js";
 
 const $ = (id) => document.getElementById(id);
-let options = null; // options.json (or the server's /api/options)
+let options = null; // the server's /api/options
 
 async function main() {
   await startPage("lobby");

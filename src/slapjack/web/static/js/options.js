@@ -1,12 +1,11 @@
-// The games, presets and house-rule options the create form offers.
-// They come from the client's own /static/options.json (kept in step with the
-// engine by tests/browser/test_static.py).
+// The games, presets and house-rule options the forms offer: the server's
+// GET /api/options, derived from the engine's option table (core.rules.OPTIONS).
 
 let cached = null;
 
 export async function loadOptions() {
   if (cached) return cached;
-  const res = await fetch("/static/options.json");
+  const res = await fetch("/api/options");
   cached = await res.json();
   return cached;
 }
