@@ -9,7 +9,6 @@ from slapjack.server.referee import (
     ArrivalReferee,
     Referee,
     TrustingReferee,
-    fair_available,
     referee_factory,
 )
 
@@ -40,15 +39,13 @@ def test_trusting_referee_takes_claims() -> None:
 
 def test_factory() -> None:
     assert referee_factory("arrival") is ArrivalReferee
+    from slapjack.server.fair import FairReferee
+
     fair = referee_factory("fair")
-    if fair_available():
-        assert fair is not ArrivalReferee
-        ref = fair()
-        for method in ("on_ping_sent", "on_pong", "on_card_sent", "bound_reaction", "window_ms"):
-            assert callable(getattr(ref, method))
-        assert referee_factory(None) is fair
-    else:
-        assert fair is ArrivalReferee
+    assert fair is FairReferee and referee_factory(None) is fair
+    ref = fair()
+    for method in ("on_ping_sent", "on_pong", "on_card_sent", "bound_reaction", "window_ms"):
+        assert callable(getattr(ref, method))
     with pytest.raises(ValueError, match="unknown referee"):
         referee_factory("coin")
 

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Final
 
+from slapjack.core import SlapjackError
+
 DEFAULT_WINDOW: Final = 64
 """How many recent samples a connection keeps (a sliding window)."""
 DEFAULT_BEST: Final = 8
@@ -67,13 +69,10 @@ def parse_tcp_info(buf: bytes) -> tuple[float, float, float | None] | None:
     return rtt_us / 1000.0, rttvar_us / 1000.0, min_rtt
 
 
-class ClockSyncError(ValueError):
+class ClockSyncError(SlapjackError):
     """A timing value that is not a finite number, or time running backwards."""
 
-    def __init__(self, message: str, code: str = "bad_time") -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
+    code = "bad_time"
 
 
 def _finite(name: str, value: object) -> float:
@@ -208,7 +207,7 @@ class ClockSync:
             self.dropped += 1
             return None
         if now < sent:
-            raise ClockSyncError(f"pong at {now} ms before its ping at {sent} ms", "time_backwards")
+            raise ClockSyncError(f"pong at {now} ms before its ping at {sent} ms", code="time_backwards")
         sample = SyncSample(sent, client, now)
         if sample.rtt > MAX_RTT_MS:
             self.dropped += 1
@@ -219,7 +218,7 @@ class ClockSync:
     def add(self, sample: SyncSample) -> None:
         """Add a sample directly (tests, or a sample measured elsewhere)."""
         if sample.rtt < 0:
-            raise ClockSyncError("a sample's RTT cannot be negative", "time_backwards")
+            raise ClockSyncError("a sample's RTT cannot be negative", code="time_backwards")
         self.samples.append(sample)
         self._profile = None
 

@@ -30,12 +30,8 @@ one with :func:`referee_factory`.
 from __future__ import annotations
 
 import functools
-import importlib
-import logging
 from collections.abc import Callable, Sequence
 from typing import Protocol
-
-log = logging.getLogger(__name__)
 
 REFEREES = ("fair", "arrival")
 
@@ -162,29 +158,20 @@ class TrustingReferee(ArrivalReferee):
 RefereeFactory = Callable[[], Referee]
 
 
-def fair_available() -> bool:
-    try:
-        module = importlib.import_module("slapjack.server.fair")
-    except ImportError:
-        return False
-    return hasattr(module, "FairReferee")
-
-
 def referee_factory(
     name: str | None = None,
     *,
     floor_ms: float | None = None,
     resolution_ms: float | None = None,
 ) -> RefereeFactory:
-    """The factory for ``--referee fair|arrival``. ``None`` means the default:
-    ``fair`` when ``slapjack.server.fair`` exists, else ``arrival``.
+    """The factory for ``--referee fair|arrival``. ``None`` means the default, ``fair``.
 
     ``floor_ms`` (the anticipation floor) and ``resolution_ms`` (bounded
     reactions closer than this are a tie) are the fair referee's settings
     (``None``: its defaults); a ``ValueError`` says when they are out of range
     or given to a referee that has no such setting."""
     if name is None:
-        name = "fair" if fair_available() else "arrival"
+        name = "fair"
     settings = {
         key: value
         for key, value in (("floor_ms", floor_ms), ("resolution_ms", resolution_ms))
@@ -198,18 +185,15 @@ def referee_factory(
             )
         return ArrivalReferee
     if name == "fair":
-        try:
-            module = importlib.import_module("slapjack.server.fair")
-            factory: RefereeFactory = module.FairReferee
-        except (ImportError, AttributeError):
-            log.warning("the fair referee is not available; using the arrival referee")
-            return ArrivalReferee
+        from . import fair
+
+        factory: RefereeFactory = fair.FairReferee
         if not settings:
             return factory
         for key, (low, high) in SETTING_RANGES.items():
             value = settings.get(key)
             if value is not None and not low <= value <= high:
                 raise ValueError(f"{key} must be within {low:g}..{high:g} ms, got {value!r}")
-        config = module.FairConfig(**settings)  # ValueError for a bad value
-        return functools.partial(module.FairReferee, config)
+        config = fair.FairConfig(**settings)  # ValueError for a bad value
+        return functools.partial(fair.FairReferee, config)
     raise ValueError(f"unknown referee {name!r}; referees: {', '.join(REFEREES)}")

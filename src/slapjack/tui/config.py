@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from slapjack.core import FALSE_START_OFFSET_MS, Card, Rules
+from slapjack.core import FALSE_START_OFFSET_MS, Card, Rules, SlapjackError
 from slapjack.core.game import MAX_NAME_LENGTH
 from slapjack.live import LiveTiming, LocalReferee
 
@@ -52,8 +52,10 @@ DEFAULT_NAMES: Final = (
 )
 
 
-class ConfigError(ValueError):
+class ConfigError(SlapjackError):
     """A set-up the game cannot start with; ``text(lang)`` says why in words."""
+
+    code = "bad_config"
 
     def __init__(self, text_key: str, /, **values: object) -> None:
         self.text_key = text_key
