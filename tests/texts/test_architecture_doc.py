@@ -79,12 +79,19 @@ MODULE_RULES: list[tuple[str, tuple[str, ...], str]] = [
         (f"server/{name}.py", ("fastapi", "starlette", "uvicorn", "websockets"), "no sockets")
         for name in ROOM_SHELL
     ),
-    *((f"tui/{name}", ("slapjack.tui.controller",), "not the local game") for name in ONLINE_CLIENT),
+    *(
+        (f"tui/{name}", ("slapjack.tui.controller",), "not the local game")
+        for name in ONLINE_CLIENT
+    ),
     *(
         (f"{pkg}/*.py", ("asyncio", "time", "threading", "socket", "random"), "pure: time as data")
         for pkg in ("core", "live")
     ),
-    ("protocol/*.py", ("slapjack.server", "slapjack.tui", "fastapi", "starlette"), "below both ends"),
+    (
+        "protocol/*.py",
+        ("slapjack.server", "slapjack.tui", "fastapi", "starlette"),
+        "below both ends",
+    ),
 ]
 
 

@@ -207,7 +207,9 @@ class ClockSync:
             self.dropped += 1
             return None
         if now < sent:
-            raise ClockSyncError(f"pong at {now} ms before its ping at {sent} ms", code="time_backwards")
+            raise ClockSyncError(
+                f"pong at {now} ms before its ping at {sent} ms", code="time_backwards"
+            )
         sample = SyncSample(sent, client, now)
         if sample.rtt > MAX_RTT_MS:
             self.dropped += 1

@@ -37,9 +37,7 @@ def handle(room: Room, conn: Conn, msg: Any, at: float) -> None:
     """A validated client frame ``msg`` that arrived at ``at`` (room task)."""
     try:
         if isinstance(msg, Hello):
-            if conn.greeted:
-                raise RoomError("hello was already said on this socket", code="bad_message")
-            room.connect(conn, msg)
+            hello(room, conn, msg)
             return
         if not conn.greeted:
             raise RoomError("say hello first", code="bad_message")
@@ -63,6 +61,23 @@ def handle(room: Room, conn: Conn, msg: Any, at: float) -> None:
     except SlapjackError as exc:
         log.info("room %s: %r: refused %s: %s", room.code, conn, exc.code, exc.message)
         room.send(conn, error_frame(exc.code, exc.message, msg.id))
+
+
+def hello(room: Room, conn: Conn, msg: Hello) -> None:
+    """A socket says who it is: a seat's token, or none for a spectator. A closed
+    room or a token of no seat ends the socket (close 4004, 4001)."""
+    if conn.greeted:
+        raise RoomError("hello was already said on this socket", code="bad_message")
+    if room.status == "closed":
+        conn.error("room_closed", "this room is closed", msg.id)
+        conn.close(4004, "room closed")
+        return
+    seat = None if msg.token is None else room.seats.of_token(msg.token)
+    if msg.token is not None and seat is None:
+        conn.error("bad_token", "this token belongs to no seat of this room", msg.id)
+        conn.close(4001, "bad token")
+        return
+    room.connect(conn, seat, msg.id)
 
 
 def play(room: Room, action: Any, seat: int, at: float, **details: Any) -> None:

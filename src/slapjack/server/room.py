@@ -8,9 +8,8 @@ sockets, the store and the referee's network timings. It is an
 :class:`~slapjack.server.actor.Actor`: every input runs in its task, its
 store writes go out before its frames (write-ahead).
 
-The room's own timers: ``start`` (the game begins a moment after every seat
-is taken and every human has connected), ``idle`` (a room nobody is
-connected to closes) and ``wake`` (the live table's next deadline).
+Its own timers: ``start`` (seats full, humans connected), ``idle`` (nobody
+connected) and ``wake`` (the live table's next deadline).
 """
 
 from __future__ import annotations
@@ -22,11 +21,10 @@ from functools import partial
 from typing import Any, Literal
 
 from slapjack.bots import make_bot
-from slapjack.core import Record, Rules, Table
+from slapjack.core import Table
 from slapjack.live import LiveTable
 from slapjack.protocol import (
     CreateRoom,
-    Hello,
     RoomInfo,
     error_frame,
     welcome_frame,
@@ -40,7 +38,7 @@ from .errors import RoomError
 from .referee import ArrivalReferee, Referee, RefereeFactory, TrustingReferee
 from .roomstore import RoomWrites
 from .seats import Seats, SeatState, bot_name
-from .settings import RoomSetup, RoomSnapshot, RoomTiming
+from .settings import RoomSetup, RoomSnapshot, RoomTiming, room_rules
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +72,7 @@ class Room(Actor):
         self.timing = timing or RoomTiming()
         self.setup = setup or RoomSetup()
         self._on_close = on_close
-        options = dict(settings.rules)
-        if settings.time_limit and settings.game == "slapjack":
-            options.setdefault("time_limit", settings.time_limit)
-        self.rules = Rules.from_options(options, game=settings.game)
+        self.rules = room_rules(settings)
         self.seats = Seats(SeatState() for _ in range(settings.seats))
         for key, level in settings.bots.items():
             if int(key) < settings.seats:
@@ -88,9 +83,9 @@ class Room(Actor):
         self.game_no = 0
         self.last_game_id: int | None = None
         self.conns: set[Conn] = set()
-        self._bot_seed = self.setup.bot_seed
-        if self._bot_seed is None:
-            self._bot_seed = secrets.randbits(32)
+        self._bot_seed = (
+            self.setup.bot_seed if self.setup.bot_seed is not None else secrets.randbits(32)
+        )
         self._persisted = 0
         self._stored = False
         self._finished = False
@@ -121,13 +116,7 @@ class Room(Actor):
             clock=clock,
             on_close=on_close,
         )
-        room.seats = Seats(SeatState() for _ in range(snap.create.seats))
-        for seat in state.seats:
-            level = seat.bot_level or ("casual" if seat.is_bot else None)
-            room.seats[seat.seat] = SeatState(seat.name, seat.token_hash, level, seen=True)
-        for s in snap.rematch:
-            if 0 <= s < len(room.seats):
-                room.seats[s].rematch = True
+        room.seats = Seats.restored(snap.create.seats, state.seats, snap.rematch)
         room.game_no, room.last_game_id = snap.game_no, snap.game_id
         record = state.record()
         room._persisted, room._stored = len(record.actions), True
@@ -245,12 +234,7 @@ class Room(Actor):
         names = [seat.name or f"Seat {i + 1}" for i, seat in enumerate(self.seats)]
         self.game_no += 1
         meta = {"room": self.code, "game_no": self.game_no}
-        deck, seed = self.setup.deck, self.setup.seed
-        if deck is not None:
-            record = Record.new(self.rules, names, deck=deck, meta=meta)
-        else:
-            seed = seed + self.game_no - 1 if seed is not None else secrets.randbits(63)
-            record = Record.new(self.rules, names, seed=seed, meta=meta)
+        record = self.setup.new_record(self.rules, names, self.game_no, meta)
         for seat in self.seats:
             seat.rematch = False
         self._persisted, self._finished = 0, False
@@ -316,17 +300,9 @@ class Room(Actor):
         self._maybe_start()
         return joined
 
-    def connect(self, conn: Conn, hello: Hello) -> None:
-        """A socket said hello (room task)."""
-        if self.status == "closed":
-            conn.error("room_closed", "this room is closed", hello.id)
-            conn.close(4004, "room closed")
-            return
-        seat_no = None if hello.token is None else self.seats.of_token(hello.token)
-        if hello.token is not None and seat_no is None:
-            conn.error("bad_token", "this token belongs to no seat of this room", hello.id)
-            conn.close(4001, "bad token")
-            return
+    def connect(self, conn: Conn, seat_no: int | None, answer: int | str | None) -> None:
+        """A socket said hello as ``seat_no`` (``None``: a spectator), its token
+        checked (:mod:`.inputs`); ``answer``: the hello's ``id``."""
         conn.seat, conn.greeted = seat_no, True
         self.conns.add(conn)
         self._arm_idle()
@@ -335,7 +311,7 @@ class Room(Actor):
             name = self.seats.arrive(seat_no)
             if self.live is not None:
                 self.live.connected(seat_no, self.now())
-        self._frames.append((conn, welcome_frame(self.info(), seat_no, name, hello.id)))
+        self._frames.append((conn, welcome_frame(self.info(), seat_no, name, answer)))
         self.after(force=True)
         self._maybe_start()
 
@@ -393,15 +369,11 @@ class Room(Actor):
         self.after(force=True)
 
     def _arm_idle(self) -> None:
+        """A room nobody is connected to closes after ``idle_close_ms``."""
         if self.conns:
             self.cancel("idle")
         elif self.deadline("idle") is None:
-            self.set_timer("idle", self.now() + self.timing.idle_close_ms, self._idle)
-
-    def _idle(self) -> None:
-        if not self.conns:
-            log.info("room %s: idle, closing", self.code)
-            self.close()
+            self.set_timer("idle", self.now() + self.timing.idle_close_ms, self.close)
 
     # ---------------------------------------------------------------- frames
 
@@ -419,6 +391,7 @@ class Room(Actor):
         """Close the room (room task): stored game kept if finished, else stored as abandoned."""
         if self.status == "closed":
             return
+        log.info("room %s: closing", self.code)
         record = self.table.record if self.table is not None else None
         self._ops.append(self.writes.close(record, self._finished, self._stored))
         self.status = "closed"

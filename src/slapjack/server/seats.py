@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from slapjack.protocol import MAX_PLAYER_NAME
-from slapjack.store.base import hash_token, token_matches
+from slapjack.store.base import Seat, hash_token, token_matches
 
 from .errors import RoomError
 
@@ -80,6 +80,19 @@ def seat_name(seats: Sequence[SeatState], name: str) -> str:
 
 class Seats(list[SeatState]):
     """A room's seats in seat order, with what a room asks of them."""
+
+    @classmethod
+    def restored(cls, count: int, stored: Sequence[Seat], rematch: Sequence[int]) -> Seats:
+        """A restarted room's seats, from the store (a bot seat stored without
+        its level is a casual bot's); ``rematch``: the seats that asked for one."""
+        seats = cls(SeatState() for _ in range(count))
+        for seat in stored:
+            level = seat.bot_level or ("casual" if seat.is_bot else None)
+            seats[seat.seat] = SeatState(seat.name, seat.token_hash, level, seen=True)
+        for s in rematch:
+            if 0 <= s < count:
+                seats[s].rematch = True
+        return seats
 
     def free(self) -> list[int]:
         return [s for s, seat in enumerate(self) if not seat.taken]

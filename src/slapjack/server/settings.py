@@ -8,10 +8,11 @@ restarted server rebuilds the room exactly (see docs/storage.md).
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from slapjack.core import Card, card_name, parse_deck
+from slapjack.core import Card, Record, Rules, card_name, parse_deck
 from slapjack.live import LiveTiming
 from slapjack.protocol import CreateRoom
 
@@ -68,6 +69,24 @@ class RoomSetup:
     deck: tuple[int, ...] | None = None
     seed: int | None = None
     bot_seed: int | None = None
+
+    def new_record(
+        self, rules: Rules, names: list[str], game_no: int, meta: dict[str, Any]
+    ) -> Record:
+        """Game ``game_no``'s record: dealt from the set deck, from the set seed
+        (plus the game's number less one), or from a fresh random seed."""
+        if self.deck is not None:
+            return Record.new(rules, names, deck=self.deck, meta=meta)
+        seed = self.seed + game_no - 1 if self.seed is not None else secrets.randbits(63)
+        return Record.new(rules, names, seed=seed, meta=meta)
+
+
+def room_rules(settings: CreateRoom) -> Rules:
+    """The rules a room of ``settings`` plays (its preset, options and time limit)."""
+    options = dict(settings.rules)
+    if settings.time_limit and settings.game == "slapjack":
+        options.setdefault("time_limit", settings.time_limit)
+    return Rules.from_options(options, game=settings.game)
 
 
 @dataclass
