@@ -64,6 +64,7 @@ class PostgresStore(SqlStore):
 
     dialect: ClassVar[str] = "postgresql"
     lock_rows_sql: ClassVar[str] = " FOR UPDATE"
+    new_epoch_sql: ClassVar[str] = "nextval('room_epochs')"
 
     def __init__(self, pool: Any, url: str) -> None:
         super().__init__()
