@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
+import asyncpg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,16 +17,21 @@ from slapjack.store import (
     ActionConflict,
     BadInput,
     FencedRoom,
+    PostgresStore,
     SqliteStore,
     StaleOwner,
+    StoreUnavailable,
     UnknownRoom,
     hash_token,
 )
 from slapjack.store._sql import BatchPlan, SqlStore, _Pending
+from slapjack.store.postgres import CLAIM_LOCK_TIMEOUT_MS
 
 from .conftest import header_of, play
 
 HEADER = header_of(play(1)[0])
+DEAD_SESSION = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError)
+"""What asyncpg raises on a session the server ended (the error arrives while idle)."""
 
 
 def flip(i: int) -> dict[str, Any]:
@@ -368,3 +375,60 @@ def test_fenced_appends_and_claims_follow_a_model(groups: list[list[tuple[str, i
                 await store.close()
 
     asyncio.run(run())
+
+
+# ------------------------------------------------------------- a writer frozen mid-commit
+
+
+async def test_a_writer_frozen_inside_its_transaction_cannot_block_a_takeover(
+    pg_url: str,
+) -> None:
+    """A node stopped (SIGSTOP) between the statements of a commit keeps the room
+    row locked; PostgreSQL ends its session after idle_in_transaction_ms and the
+    claim goes through. Its write is rolled back, not half-done."""
+    frozen = await PostgresStore.open(pg_url, idle_in_transaction_ms=500)
+    taker = await PostgresStore.open(pg_url)
+    try:
+        epoch = await frozen.create_room("Z1", {}, HEADER, owner="node-a")
+        async with frozen._pool.acquire() as conn:
+            tx = conn.transaction()
+            await tx.start()
+            await conn.execute("SELECT 1 FROM rooms WHERE code = 'Z1' FOR UPDATE")
+            await conn.execute(
+                "INSERT INTO room_actions (code, idx, action) VALUES ('Z1', 0, '{\"t\":0}')"
+            )
+            began = time.monotonic()
+            new = await taker.claim_room("Z1", "node-b", expected_epoch=epoch)  # waits, then wins
+            waited = time.monotonic() - began
+            assert 0.3 < waited < 3.0, waited
+            assert new > epoch
+            with pytest.raises(DEAD_SESSION):  # its session is gone
+                await conn.execute("UPDATE rooms SET next_index = 1 WHERE code = 'Z1'")
+            with contextlib.suppress(Exception):
+                await tx.rollback()
+        assert (await taker.load_room("Z1")).actions == ()
+        with pytest.raises(StaleOwner):
+            await frozen.append_action("Z1", 0, flip(0), epoch=epoch)  # a fresh session
+    finally:
+        await frozen.close()
+        await taker.close()
+
+
+async def test_a_claim_gives_up_on_a_row_locked_too_long(pg_url: str) -> None:
+    """With the idle timeout off, a claim waits at most its lock timeout."""
+    holder = await PostgresStore.open(pg_url, idle_in_transaction_ms=0)
+    taker = await PostgresStore.open(pg_url)
+    try:
+        await holder.create_room("Z2", {}, HEADER, owner="node-a")
+        async with holder._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT 1 FROM rooms WHERE code = 'Z2' FOR UPDATE")
+            began = time.monotonic()
+            with pytest.raises(StoreUnavailable, match="lock"):
+                await taker.claim_room("Z2", "node-b")
+            waited = time.monotonic() - began
+        assert CLAIM_LOCK_TIMEOUT_MS / 1000 - 0.2 < waited < CLAIM_LOCK_TIMEOUT_MS / 1000 + 3
+        assert (await taker.room_owner("Z2")).owner == "node-a"
+        assert await taker.claim_room("Z2", "node-b") > 0  # free now
+    finally:
+        await holder.close()
+        await taker.close()

@@ -178,6 +178,8 @@ class SqlStore(ABC):
     bump_epoch_sql: ClassVar[str | None] = None
     #: The SQL expression of the new epoch (after ``bump_epoch_sql``).
     new_epoch_sql: ClassVar[str]
+    #: Run first in a claim's transaction (PostgreSQL: a lock timeout).
+    claim_prelude_sql: ClassVar[str | None] = None
 
     def __init__(self) -> None:
         self._pending: deque[_Pending] = deque()
@@ -350,6 +352,8 @@ class SqlStore(ABC):
             expected_epoch = check_epoch(expected_epoch)
 
         async def body(conn: Conn) -> int:
+            if self.claim_prelude_sql is not None:
+                await conn.execute(self.claim_prelude_sql)
             await self._fence(conn, code, expected_epoch)
             if self.bump_epoch_sql is not None:
                 await conn.execute(self.bump_epoch_sql)
