@@ -48,6 +48,12 @@ log = logging.getLogger("slapjack.cluster")
 Clock = Callable[[], float]
 
 MIN_INTERVAL_S: Final = 0.02
+HEARTBEAT_S: Final = 0.5
+"""A node's heartbeat period by default."""
+TTL_S: Final = 2.0
+"""By default a node whose heartbeat counter stood still this long is dead (its
+rooms are taken over 2 to 2.5 s after it stopped: the issue's target is play
+resuming within 5 s), and its key and listings expire."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +98,8 @@ class Node:
         node_id: str,
         public_url: str,
         *,
-        interval_s: float = 1.0,
-        ttl_s: float = 3.0,
+        interval_s: float = HEARTBEAT_S,
+        ttl_s: float = TTL_S,
         load: Callable[[], NodeLoad] | None = None,
         clock: Clock = time.monotonic,
         version: str | None = None,
