@@ -253,3 +253,11 @@ async def eventually(check: Callable[[], Any], timeout: float = 5.0, every: floa
         if time.monotonic() > deadline:
             raise AssertionError(f"not true within {timeout} s: {check}")
         await asyncio.sleep(every)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A hung Redis or process must fail a cluster test, not stall the suite."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(120))

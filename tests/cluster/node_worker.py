@@ -7,7 +7,7 @@ Prints ``epoch E`` once the room is created, ``ack I`` per acknowledged
 append, ``retry I ...`` when the store failed underneath (its session ended
 while the process was stopped), ``stall S`` when its heartbeat finds itself
 silent past its ttl, ``refused CURRENT OWNER`` when its write is fenced off,
-then ``lost CODES`` from ``node.verify`` and ``done``.
+then ``lost CODES`` from ``node.verify``, ``done`` and a line per thing closed.
 """
 
 from __future__ import annotations
@@ -71,8 +71,11 @@ async def main() -> int:
         return 0
     finally:
         await node.close()
+        print("closed node", flush=True)
         await store.close()
+        print("closed store", flush=True)
         await client.aclose()
+        print("closed redis", flush=True)
 
 
 if __name__ == "__main__":

@@ -143,3 +143,34 @@ async def test_a_node_started_while_redis_is_down(own_redis: OwnRedis) -> None:
             await reader.client.aclose()
     finally:
         await a.close()
+
+
+async def test_a_cancelled_call_stays_cancelled_and_a_slow_one_times_out() -> None:
+    """redis-py may turn a task's cancellation mid-command into a connection
+    error: the guard gives the cancellation back, so a heartbeat loop that
+    handles ClusterUnavailable still stops when its node closes (it hung
+    before). A call slower than the guard's limit is ClusterUnavailable."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from slapjack.cluster.view import guard
+
+    async def cut_off() -> None:
+        async with guard("test"):
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                raise RedisConnectionError("Connection closed by server.") from None
+
+    task = asyncio.create_task(cut_off())
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    began = asyncio.get_running_loop().time()
+    with pytest.raises(ClusterUnavailable, match="no answer within"):
+        async with guard("slow", timeout_s=0.05):
+            await asyncio.sleep(5)
+    assert asyncio.get_running_loop().time() - began < 1
+    # and that timeout left no cancellation behind
+    assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]

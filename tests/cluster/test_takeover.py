@@ -257,19 +257,22 @@ async def test_sigstop_past_the_ttl_then_sigcont(
                 "SIG1", k, {"t": k * 100, "flip": "B"}, epoch=claims[0].epoch
             )
         os.kill(proc.pid, signal.SIGCONT)
-        await read_until(lambda: bool(lines) and lines[-1] == "done")
+        await read_until(lambda: "closed redis" in lines)
         assert await asyncio.wait_for(proc.wait(), 10) == 0
     finally:
         if proc.returncode is None:
             os.kill(proc.pid, signal.SIGCONT)
             proc.kill()
             await proc.wait()
+        if proc.returncode != 0:
+            assert proc.stderr is not None
+            print("worker stdout:", lines[-10:], "stderr:", (await proc.stderr.read())[-3000:])
     acked = [int(x.split()[1]) for x in lines if x.startswith("ack")]
     assert acked == list(range(found)), (found, acked[-3:], lines[-8:])
     refused = [x for x in lines if x.startswith("refused")]
     assert refused == [f"refused {claims[0].epoch} b"]
     assert any(x.startswith("stall") for x in lines), lines[-8:]
-    assert "lost SIG1" in lines
+    assert "lost SIG1" in lines and "done" in lines
     final = await store_b.load_room("SIG1")
     assert final.actions == (
         *(flip(i) for i in range(found)),

@@ -28,11 +28,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from slapjack.store import Store, StoreError, UnknownRoom
+from slapjack.store import Store, UnknownRoom
 
 from .errors import BadClusterInput, ClusterUnavailable, CodesExhausted
 from .view import (
     NODES_KEPT_MS,
+    OP_TIMEOUT_S,
     ClusterView,
     Listing,
     Location,
@@ -194,9 +195,10 @@ class Node:
         self._closed = True
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self._tasks:
+            _, stuck = await asyncio.wait(self._tasks, timeout=OP_TIMEOUT_S)
+            if stuck:  # pragma: no cover - a task that will not stop: leave it, say so
+                log.warning("cluster: node %s: %d tasks did not stop", self.node, len(stuck))
         self._tasks = []
         if self.view is None:
             return
@@ -329,7 +331,7 @@ class Node:
         return True
 
     async def _beat_loop(self) -> None:
-        while True:
+        while not self._closed:
             await asyncio.sleep(self.interval_s)
             await self._beat_safely()
 
@@ -355,7 +357,7 @@ class Node:
         self._wake.set()
 
     async def _flush_loop(self) -> None:
-        while True:
+        while not self._closed:
             await self._wake.wait()
             self._wake.clear()
             with contextlib.suppress(ClusterUnavailable):
@@ -520,8 +522,6 @@ class Node:
                 current = (await store.room_owner(code)).epoch
             except UnknownRoom:
                 current = None
-            except StoreError:
-                raise
             if current != epoch:
                 lost.append(code)
                 self.owned.pop(code, None)

@@ -21,6 +21,7 @@ itself is decided in PostgreSQL (the fencing epoch, ``slapjack.store``);
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -38,6 +39,8 @@ from slapjack.store import Store, StoreError, UnknownRoom
 from .errors import BadClusterInput, ClusterUnavailable, CodesExhausted, NoNodeAvailable
 
 MAX_ID: Final = 100
+OP_TIMEOUT_S: Final = 3.0
+"""No Redis call or pipeline of the cluster layer waits longer than this."""
 NODES_KEPT_MS: Final = 3_600_000
 """How long a node that stopped heartbeating stays in ``{p}:nodes`` (for status)."""
 RESERVATION_MS: Final = 60_000
@@ -89,12 +92,30 @@ def connect(url: str, *, timeout_s: float = 1.0) -> aioredis.Redis:
 
 
 @asynccontextmanager
-async def guard(what: str) -> AsyncIterator[None]:
-    """Redis and socket errors become :class:`ClusterUnavailable`."""
+async def guard(what: str, timeout_s: float | None = None) -> AsyncIterator[None]:
+    """Redis and socket errors become :class:`ClusterUnavailable`, and so does a
+    call (or pipeline) that takes longer than ``timeout_s`` (default
+    :data:`OP_TIMEOUT_S`) in all: the client's socket timeout bounds each
+    read, this bounds the whole, retries and reconnects included."""
     try:
-        yield
+        async with asyncio.timeout(OP_TIMEOUT_S if timeout_s is None else timeout_s):
+            yield
+    except TimeoutError as exc:
+        _cancelled_meanwhile(exc)
+        raise ClusterUnavailable(f"redis {what}: no answer within the time limit") from exc
     except (RedisError, OSError) as exc:
+        _cancelled_meanwhile(exc)
         raise ClusterUnavailable(f"redis {what}: {type(exc).__name__}: {exc}") from exc
+
+
+def _cancelled_meanwhile(exc: BaseException) -> None:
+    """redis-py can turn the cancellation of a task in the middle of a command
+    into a connection error; a caller that then handles ClusterUnavailable
+    (a heartbeat loop) would swallow its own cancellation and never stop. If
+    the task is being cancelled, it is a cancellation."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError() from exc
 
 
 def wall_ms() -> int:

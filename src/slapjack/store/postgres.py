@@ -10,7 +10,9 @@ actions. A commit returns after PostgreSQL made it durable
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -22,8 +24,12 @@ from ._sql import Conn, Row, SqlStore
 from .errors import BadDatabaseUrl, StoreUnavailable
 from .migrations import POSTGRES, Migration
 
+log = logging.getLogger(__name__)
+
 IDLE_IN_TRANSACTION_MS: Final = 2000
 """How long a session may sit idle inside a transaction (see :meth:`PostgresStore.open`)."""
+CLOSE_TIMEOUT_S: Final = 5.0
+"""How long ``close()`` waits for the pool to close gracefully before terminating it."""
 CLAIM_LOCK_TIMEOUT_MS: Final = 3000
 """A claim waits at most this long for a room row another session holds locked
 (StoreUnavailable then; the takeover watcher tries again at its next scan)."""
@@ -146,4 +152,11 @@ class PostgresStore(SqlStore):
         await conn.fetchone("SELECT pg_advisory_xact_lock(hashtext(?))", f"slapjack:{row[0]}")
 
     async def _close_connection(self) -> None:
-        await self._pool.close()
+        # asyncpg's close waits for every connection to be given back and
+        # closed gracefully; one whose session the server ended (see
+        # idle_in_transaction_ms) can keep it waiting: then cut them all.
+        try:
+            await asyncio.wait_for(self._pool.close(), CLOSE_TIMEOUT_S)
+        except TimeoutError:
+            log.warning("PostgreSQL pool did not close within %.0f s; terminated", CLOSE_TIMEOUT_S)
+            self._pool.terminate()
