@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from slapjack.core import (
     FULL_DECK,
@@ -13,16 +16,18 @@ from slapjack.core import (
     Game,
     Rules,
     Slap,
+    SlapjackError,
     Table,
+    View,
     card_name,
     event_to_dict,
     observe,
     replay,
     spectate,
 )
-from slapjack.core.view import VISIBLE_CENTRE
+from slapjack.core.view import VIEW_KEYS, VISIBLE_CENTRE
 
-from .driver import Stats, step
+from .driver import Stats, random_action, step
 from .util import assert_views_hide_face_down, names, set_position, table
 
 PRESETS = ["classic", "klatsch-bube", "say-it", "irish-snap", "irish-snap-winner"]
@@ -142,3 +147,91 @@ def test_events_never_name_a_face_down_card() -> None:
             cards = [s for s in _strings(d) if s in CARD_NAMES]
             assert cards == ([d["card"]] if d["type"] in ("flipped", "no_slap") else []), d
     assert {"wrong_slap", "race_won", "picked_up", "forfeit", "pile_split"} <= kinds
+
+
+# -------------------------------------------------------------- from JSON
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    preset=st.sampled_from(PRESETS),
+    split=st.booleans(),
+    n=st.integers(2, 10),
+    seed=st.integers(0, 2**32),
+)
+def test_every_view_of_a_random_game_comes_back(
+    preset: str, split: bool, n: int, seed: int
+) -> None:
+    """After every action of a random game: each seat's view and the
+    spectator's, through JSON and ``View.from_dict``, are the view itself."""
+    options: dict[str, object] = {"preset": preset}
+    if split and not preset.startswith("irish"):
+        options["tie"] = "split"
+    rules = Rules.from_options(options)
+    rng = random.Random(seed)
+    t = Table.new(rules, names(n), seed=seed)
+    checked = 0
+    for _ in range(400):
+        game = t.game
+        for seat in (None, *range(n)):
+            view = observe(game, seat)
+            data = json.loads(json.dumps(view.to_dict()))
+            assert View.from_dict(data) == view
+            checked += 1
+        if game.over:
+            break
+        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), 0.02)
+        with contextlib.suppress(SlapjackError):
+            t.settle(final=action[1]) if isinstance(action, tuple) else t.apply(action)
+    assert checked > n
+
+
+def _a_view_dict() -> dict[str, object]:
+    t = table(3, [["JS"], ["JH"], ["2C"]], preset="irish-snap")
+    t.apply(Flip(0, 0))
+    data: dict[str, object] = json.loads(json.dumps(observe(t.game, 1).to_dict()))
+    assert list(data) == list(VIEW_KEYS)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "where"),
+    [
+        ("seat", 5, "view.seat"),
+        ("seat", True, "view.seat"),
+        ("turn", "1", "view.turn"),
+        ("stacks", [1], "view.stacks"),
+        ("stacks", [1.0, 2], "view.stacks"),
+        ("out", [0, 0], "view.out"),
+        ("centre_top", ["js"], "view.centre_top"),
+        ("centre_top", ["JS"] * 6, "view.centre_top"),
+        ("top_call", "Joker", "view.top_call"),
+        ("race_open", 1, "view.race_open"),
+        ("reslap_among", [0, 9], "view.reslap_among"),
+        ("flips", -1, "view.flips"),
+        ("rules", {"preset": "nope"}, "view.rules"),
+        ("rules", {"preset": "classic"}, "view.rules"),
+        ("rules", 5, "view.rules"),
+        ("game", "poker", "view.game"),
+        ("players", ["A", 2], "view.players"),
+    ],
+)
+def test_a_bad_view_is_refused_naming_the_field(key: str, value: object, where: str) -> None:
+    data = _a_view_dict()
+    assert View.from_dict(data).seat == 1
+    data[key] = value
+    with pytest.raises(SlapjackError) as info:
+        View.from_dict(data)
+    assert info.value.code == "bad_view"
+    assert info.value.message.startswith(where), info.value.message
+
+
+def test_a_view_needs_exactly_its_keys() -> None:
+    data = _a_view_dict()
+    with pytest.raises(SlapjackError, match="unknown field 'flip_id'"):
+        View.from_dict({**data, "flip_id": 1})
+    del data["version"]
+    with pytest.raises(SlapjackError, match="missing 'version'"):
+        View.from_dict(data)
+    with pytest.raises(SlapjackError, match="an object"):
+        View.from_dict([1, 2])  # type: ignore[arg-type]

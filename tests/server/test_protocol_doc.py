@@ -1,6 +1,8 @@
-"""docs/protocol.md against the code, so the two cannot drift apart: every view
-field, every event type with exactly its fields, every close code and error
-code the server uses, every limit with its default."""
+"""docs/protocol.md against the code, so the two cannot drift apart: every
+message both ways and every HTTP body with exactly its fields (the models of
+slapjack.protocol), every view field, every event type with exactly its fields
+and values, the room status, every close code, every error code, every limit
+with its default."""
 
 from __future__ import annotations
 
@@ -14,6 +16,25 @@ import pytest
 
 from slapjack.core import Record, Rules, Table, event_to_dict, observe
 from slapjack.core.events import Event
+from slapjack.protocol import (
+    CLIENT_MESSAGES,
+    EVENT_MODELS,
+    PROTOCOL_VERSION,
+    SERVER_MESSAGES,
+    WS_CODES,
+    CreateRoom,
+    ErrorBody,
+    ErrorCode,
+    Joined,
+    JoinRoom,
+    PlayNow,
+    RoomCreated,
+    RoomInfo,
+    RoomPage,
+    RoomStatus,
+    SeatInfo,
+    Timers,
+)
 from slapjack.server import RoomTiming
 from slapjack.server.app import HTTP_CODES
 from slapjack.server.connection import Limits
@@ -101,6 +122,12 @@ def server_source() -> str:
     return "\n".join(p.read_text() for p in sorted(SERVER.glob("*.py")))
 
 
+def game_source() -> str:
+    """The server and the live table it runs (whose refusals reach the clients)."""
+    live = SERVER.parent / "live"
+    return server_source() + "\n".join(p.read_text() for p in sorted(live.glob("*.py")))
+
+
 def test_every_close_code_is_documented() -> None:
     source = server_source()
     constants = {k: int(v) for k, v in re.findall(r"^(CLOSE_\w+): Final = (\d{4})", source, re.M)}
@@ -115,16 +142,85 @@ def test_every_close_code_is_documented() -> None:
 
 
 def test_every_error_code_is_documented() -> None:
-    source = server_source()
-    codes = set(re.findall(r'code="(\w+)"', source))
-    codes |= set(re.findall(r'\.error\(\s*"(\w+)"', source))
-    codes |= set(re.findall(r'refusal = \("(\w+)"', source))
-    codes |= set(re.findall(r'_error\(\s*\d+,\s*"(\w+)"', source))
-    codes |= set(re.findall(r'"code": "(\w+)"', source))
-    codes |= set(HTTP_CODES.values())
-    assert {"bad_json", "too_large", "stale_flip", "too_many_sockets", "bad_content_type"} <= codes
-    missing = sorted(c for c in codes if f"`{c}`" not in DOC)
-    assert not missing
+    """The Error codes table is ``ErrorCode``, both ways (that the server sends
+    no code outside ``ErrorCode`` is tests/protocol/test_codes.py's)."""
+    documented: set[str] = set()
+    ws: set[str] = set()
+    for cells in rows(section("Error codes")):
+        codes = names(cells[0])
+        documented |= set(codes)
+        if "ws" in cells[1]:
+            ws |= set(codes)
+    listed = {c.value for c in ErrorCode}
+    assert documented == listed, (sorted(listed - documented), sorted(documented - listed))
+    assert ws == {c.value for c in WS_CODES}, sorted(ws ^ {c.value for c in WS_CODES})
+    http_table = section("HTTP (lobby, history)")
+    for code in HTTP_CODES.values():
+        assert f"`{code}`" in http_table, code
+
+
+def model_fields(model: Any, *skip: str) -> set[str]:
+    return set(model.model_fields) - set(skip)
+
+
+def type_of(model: Any) -> str:
+    (value,) = typing.get_args(model.model_fields["type"].annotation)
+    return str(value)
+
+
+def test_every_client_message_is_documented_with_exactly_its_fields() -> None:
+    """``v`` and ``id`` are said once for every client frame, under the table."""
+    documented = {names(r[0])[0]: set(names(r[1])) for r in rows(section("Client → server"))}
+    produced = {type_of(m): model_fields(m, "type", "v", "id") for m in CLIENT_MESSAGES}
+    produced["pong"].add("id")  # a pong's id is the ping's, in its row
+    assert documented == produced
+    text = section("Client → server")
+    assert f'"v": {PROTOCOL_VERSION}' in text and "may carry an `id`" in text
+
+
+def test_every_server_message_is_documented_with_exactly_its_fields() -> None:
+    documented = {names(r[0])[0]: set(names(r[1])) for r in rows(section("Server → client"))}
+    produced = {type_of(m): model_fields(m, "type") for m in SERVER_MESSAGES}
+    assert documented == produced
+    assert DOC.startswith(f"# The Slapjack wire protocol, version {PROTOCOL_VERSION}\n")
+
+
+def test_the_room_status_is_documented_with_exactly_its_fields() -> None:
+    table = {names(r[0])[0]: r for r in rows(section("Room status"))}
+    assert set(table) == model_fields(RoomStatus)
+    assert set(names(table["timers"][2])) == model_fields(Timers)
+
+
+BODIES = [
+    CreateRoom,
+    JoinRoom,
+    PlayNow,
+    RoomCreated,
+    Joined,
+    RoomInfo,
+    SeatInfo,
+    RoomPage,
+    ErrorBody,
+]
+
+
+@pytest.mark.parametrize("model", BODIES, ids=lambda m: m.__name__)
+def test_every_http_body_is_documented_with_exactly_its_fields(model: Any) -> None:
+    documented = {names(r[0])[0] for r in rows(section(model.__name__))}
+    assert documented == model_fields(model)
+
+
+def test_the_event_values_are_documented() -> None:
+    """Every penalty and reason an event can carry is named in its row."""
+    events = {names(r[0])[0]: r[2] for r in rows(section("Events"))}
+    for kind, field in (
+        ("wrong_slap", "penalty"),
+        ("picked_up", "reason"),
+        ("eliminated", "reason"),
+    ):
+        values = typing.get_args(EVENT_MODELS[kind].model_fields[field].annotation)
+        for value in values:
+            assert f"`{value}`" in events[kind], (kind, value)
 
 
 def _shown(value: float) -> str:

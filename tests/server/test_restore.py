@@ -7,7 +7,7 @@ from pathlib import Path
 
 from slapjack.core import Flip, Record, Rules, Slap, Table
 from slapjack.core.record import action_to_dict
-from slapjack.server.models import CreateRoom
+from slapjack.protocol import CreateRoom
 from slapjack.server.room import Room, RoomTiming
 from slapjack.store import hash_token, open_store
 
@@ -88,9 +88,10 @@ async def test_restore_keeps_seats_and_tokens(tmp_path: Path) -> None:
         assert room.timing == RoomTiming()
         assert [s.name for s in room.seats] == ["Anna", "Bot"]
         assert room.seats[1].bot == "pro" and room.seats[0].bot is None
-        assert room._seat_of_token("secret") == 0 and room._seat_of_token("nope") is None
+        assert room.seats.of_token("secret") == 0 and room.seats.of_token("nope") is None
         assert room.table is not None and room.table.game.flips == 1
-        assert room.status == "playing" and "grace:0" in room._timers
+        assert room.status == "playing" and room.live is not None
+        assert room.live.grace_until(0) is not None  # Anna is waited for, then covered
         await room.stop()
     finally:
         await store.close()

@@ -20,9 +20,11 @@ ALLOWED: dict[str, set[str]] = {
     "texts": {"core"},
     "store": {"core"},
     "cluster": {"core", "store"},
-    "sim": {"core", "bots"},
-    "server": {"core", "bots", "store", "cluster", "texts", "web"},
-    "tui": {"core", "bots", "texts"},
+    "live": {"core", "bots"},
+    "sim": {"core", "bots", "live"},
+    "protocol": {"core"},
+    "server": {"core", "bots", "store", "cluster", "texts", "web", "protocol", "live"},
+    "tui": {"core", "bots", "texts", "protocol", "live"},
     "web": {"core"},  # static files, plus replay steps the server sends
 }
 TOP_LEVEL = {"cli", "commands", "__init__", "__main__"}  # may import anything
@@ -66,6 +68,35 @@ def test_packages_import_only_what_the_layering_allows() -> None:
                     wrong.append(f"{path.relative_to(SRC)} imports {module}")
             elif pkg == "core" and top not in sys.stdlib_module_names and top != "__future__":
                 wrong.append(f"{path.relative_to(SRC)} imports {module} (not standard library)")
+    assert not wrong, "\n".join(wrong)
+
+
+# Rules for single modules, beyond their package's (see docs/architecture.md).
+ROOM_SHELL = ("actor", "room", "inputs", "seats", "roomstore", "settings", "frames")
+ONLINE_CLIENT = ("online.py", "remote.py", "online_app.py", "screens/online.py")
+MODULE_RULES: list[tuple[str, tuple[str, ...], str]] = [
+    *(
+        (f"server/{name}.py", ("fastapi", "starlette", "uvicorn", "websockets"), "no sockets")
+        for name in ROOM_SHELL
+    ),
+    *((f"tui/{name}", ("slapjack.tui.controller",), "not the local game") for name in ONLINE_CLIENT),
+    *(
+        (f"{pkg}/*.py", ("asyncio", "time", "threading", "socket", "random"), "pure: time as data")
+        for pkg in ("core", "live")
+    ),
+    ("protocol/*.py", ("slapjack.server", "slapjack.tui", "fastapi", "starlette"), "below both ends"),
+]
+
+
+def test_modules_import_only_what_their_role_allows() -> None:
+    wrong: list[str] = []
+    for pattern, forbidden, why in MODULE_RULES:
+        paths = sorted(SRC.glob(pattern))
+        assert paths, f"no module {pattern}"
+        for path in paths:
+            for module in imports(path):
+                if any(module == f or module.startswith(f + ".") for f in forbidden):
+                    wrong.append(f"{path.relative_to(SRC)} imports {module} ({why})")
     assert not wrong, "\n".join(wrong)
 
 

@@ -173,7 +173,7 @@ async def test_german_texts_everywhere() -> None:
         await advance(pilot, clock, 700)
         text = screen_text(app)
         assert "Anna deckt B♣ auf" in text
-        assert "Anna gewinnt den Buben: 1 Karte" in text
+        assert "Anna gewinnt den Buben und nimmt 1 Karte" in text
         assert "Anna 250 ms · Ben 300 ms" in text
         assert c.state.stats[0].jacks == 1
         await pilot.press("question_mark")
@@ -253,3 +253,95 @@ async def test_no_color_is_respected(monkeypatch) -> None:  # type: ignore[no-un
         text = screen_text(app)
         # the card and its suit are in the text, not only in colour
         assert "Jack of hearts" in text and "♥" in text
+
+
+# ------------------------------------------------------- focus, keys, the size
+
+
+async def test_every_tab_stop_is_a_field_and_shows_its_focus() -> None:
+    from textual.widgets import Button
+
+    app, _clock = make_app(GameConfig(seed=7), {"casual": ScriptedBot()}, skip_setup=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await idle(pilot)
+        seen = []
+        for _ in range(20):
+            focused = app.focused
+            assert isinstance(focused, Button | Select | Input), focused  # never a container
+            seen.append(focused.id)
+            await pilot.press("tab")
+        assert seen[:4] == ["start", "rules", "game", "preset"]
+        app.screen.query_one("#preset", Select).focus()
+        await idle(pilot)
+        # the focused drop-down is drawn in the accent colour, not a shade of grey
+        current = app.screen.query_one("#preset").query_one("SelectCurrent")
+        background = current.styles.background
+        assert background.a > 0 and abs(background.r - background.b) > 60
+
+
+async def test_enter_on_a_drop_down_starts_and_space_opens_it() -> None:
+    app, _clock = make_app(GameConfig(seed=7), {"casual": ScriptedBot()}, skip_setup=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await idle(pilot)
+        select = app.screen.query_one("#preset", Select)
+        select.focus()
+        await pilot.press("space")
+        await idle(pilot)
+        assert select.expanded
+        await pilot.press("escape")
+        await idle(pilot)
+        assert isinstance(app.screen, StartScreen) and not select.expanded
+        select.focus()
+        await pilot.press("enter")
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_a_key_field_takes_the_new_key_without_emptying_it_first() -> None:
+    app, _clock = make_app(GameConfig(seed=7), {"casual": ScriptedBot()}, skip_setup=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await idle(pilot)
+        field = app.screen.query_one("#slap-0", Input)
+        assert field.value == "A"  # keys are shown as the key bar shows them
+        field.focus()
+        await pilot.press("x")
+        assert field.value == "X"
+        await pilot.press("k")
+        assert field.value == "K"
+        await pilot.press("backspace")
+        assert field.value == ""
+        await pilot.press("j")
+        await pilot.press("enter")
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen)
+        assert ctl(app).seats[0].slap_key == "j"
+
+
+async def test_shift_s_saves_too_and_a_note_names_the_file(tmp_path: Path) -> None:
+    app, _clock = make_app(anna_and_ben(deck("5C")), {"casual": ScriptedBot()}, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        await pilot.press("S")  # the key bar shows "S"
+        await idle(pilot)
+        files = list(tmp_path.glob("slapjack-*.json"))
+        assert len(files) == 1
+        notes = [n.message for n in app._notifications]
+        assert any(str(files[0]) in n for n in notes), notes  # the whole path, one line
+
+
+async def test_a_terminal_below_80x24_gets_a_notice_and_the_game_waits() -> None:
+    app, _clock = make_app(anna_and_ben(deck("5C")), {"casual": ScriptedBot()})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        c = ctl(app)
+        assert not c.paused
+        await pilot.resize_terminal(70, 20)
+        await idle(pilot)
+        assert "Slapjack needs at least 80×24" in screen_text(app)
+        assert c.paused
+        await pilot.press("space")  # keys do not reach the table meanwhile
+        assert c.state.view.flips == 0
+        await pilot.resize_terminal(80, 24)
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen) and not c.paused
+        assert "needs at least" not in screen_text(app)

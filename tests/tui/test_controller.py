@@ -13,6 +13,7 @@ from slapjack.core.events import Forfeit, NoSlap, RaceWon, Slapped
 from slapjack.live import seat_bot_seed
 from slapjack.tui import GameConfig, GameController, ManualClock, SeatSpec
 from slapjack.tui.config import ConfigError
+from slapjack.tui.render import view_ranking
 
 from .util import FAST, ScriptedBot, config, deck, human
 
@@ -59,6 +60,8 @@ def test_bot_games_finish_and_their_records_replay(preset: str, seed: int, tmp_p
     c.start()
     run_bots_only(c, clock)
     assert c.game.over and c.game.winners
+    # the online results rank from the view alone, in the engine's order
+    assert view_ranking(c.state.view) == c.game.ranking()
     path = c.save(tmp_path)
     again = replay(Record.from_json(path.read_text(encoding="utf-8")), check=True)
     assert again.game.snapshot() == c.game.snapshot()
@@ -301,8 +304,8 @@ def test_default_seats_never_clash_with_the_bot_names() -> None:
 
 
 def test_a_slap_faster_than_any_reaction_is_a_guess_and_cannot_win() -> None:
-    from slapjack.tui.controller import Note
     from slapjack.tui.render import reactions_text
+    from slapjack.tui.state import Note
 
     c, clock = start(anna_ben(deck("JC")), {"casual": ScriptedBot(jack_ms=250, flip_ms=5000)})
     c.flip(None)
@@ -316,7 +319,7 @@ def test_a_slap_faster_than_any_reaction_is_a_guess_and_cannot_win() -> None:
     clock.advance_ms(700)
     won = [e for e in c.state.log if isinstance(e, RaceWon)]
     assert won == [RaceWon(1, 1, ((1, 250.0), (0, 5060.0)))]
-    line = reactions_text(won[0].reactions, c.game.players, "en").plain
+    line = reactions_text(won[0].reactions, c.game.players, "en").plain.replace("\xa0", " ")
     assert line == "Ben 250 ms · Anna 60 ms (guess)"
     assert c.state.stats[0].fastest is None and c.state.stats[1].fastest == 250.0
 

@@ -174,9 +174,13 @@ def test_views_and_events_come_back_as_the_engine_wrote_them() -> None:
 
 
 def test_a_false_start_in_a_race_result_is_shown_as_a_guess() -> None:
-    text = reactions_text(((1, 212.0), (0, 5062.0)), ("Anna", "Ben"), "en").plain
+    text = reactions_text(((1, 212.0), (0, 5062.0)), ("Anna", "Ben"), "en").plain.replace(
+        "\xa0", " "
+    )
     assert text == "Ben 212 ms · Anna 62 ms (guess)"
-    assert "62 ms (geraten)" in reactions_text(((0, 5062.0),), ("Anna",), "de").plain
+    assert "62 ms (geraten)" in reactions_text(((0, 5062.0),), ("Anna",), "de").plain.replace(
+        "\xa0", " "
+    )
 
 
 # ------------------------------------------------------------ real server
@@ -375,7 +379,7 @@ async def test_the_app_slaps_with_its_key_and_shows_the_reaction(live: LiveServe
             race = next(e for e in game.log if isinstance(e, RaceWon))
             shown = f"Anna {race.reactions[0][1]:.0f} ms"  # the result panel's reaction times
             await wait_app(pilot, lambda: shown in screen_text(app), what="the reaction time")
-            assert "Anna wins the Jack: 1 card" in screen_text(app)
+            assert "Anna wins the Jack and takes 1 card" in screen_text(app)
         finally:
             await ben.close()
 
@@ -530,39 +534,94 @@ def test_server_error_codes_match_the_protocol() -> None:
 # ------------------------------------------------------------------ the command
 
 
-def test_the_command_starts_the_online_app_or_says_what_is_wrong(
-    monkeypatch: pytest.MonkeyPatch,
+def test_the_command_joins_first_then_starts_the_online_app(
+    live: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """``--join`` checks the server and the room and takes the seat before the
+    app opens (a real server on a loopback port); the seat is saved under
+    XDG_STATE_HOME and the way back into it printed after the game."""
     from typer.testing import CliRunner
 
     from slapjack.cli import app as cli
 
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     started: list[OnlineApp] = []
     monkeypatch.setattr(OnlineApp, "run", lambda self, **kw: started.append(self))
+    code = asyncio.run(make_room(live, seats=3))
     runner = CliRunner()
-    ok = runner.invoke(cli, ["tui", "--join", "http://h.test:8001/r/ab12", "--name", "Zoe"])
+    ok = runner.invoke(cli, ["tui", "--join", f"{live.url}/r/{code.lower()}", "--name", "Zoe"])
     assert ok.exit_code == 0, ok.output
     app = started.pop()
-    assert app.target == Target("http://h.test:8001", "AB12")
-    assert (app.player_name, app.token, app.lang) in (("Zoe", None, "en"), ("Zoe", None, "de"))
-    ok = runner.invoke(cli, ["tui", "--join", "AB12", "--server", "h.test:9", "--token", "t0k"])
+    assert app.target == Target(live.url, code)
+    assert app.joined is not None and app.joined.seat == 0 and app.joined.name == "Zoe"
+    assert not app.joined_saved and app.player_name == "Zoe"
+    saved = SeatStore(tmp_path / "state" / "slapjack" / "seats.json").get(app.target, "Zoe")
+    assert saved == app.joined
+    back = f"back into it: slapjack tui --join {live.url}/r/{code} --token {saved.token}"
+    assert back in ok.stderr and "seats.json" in ok.stderr  # printed after the game
+    # the same --join with the same name takes the saved seat, not a new one
+    again = runner.invoke(cli, ["tui", "--join", code, "--server", live.url, "--name", "Zoe"])
+    assert again.exit_code == 0, again.output
+    app = started.pop()
+    assert app.joined == saved and app.joined_saved
+    ok = runner.invoke(cli, ["tui", "--join", code, "--server", live.url, "--token", "t0k"])
     assert ok.exit_code == 0, ok.output
     app = started.pop()
-    assert app.target.server == "http://h.test:9" and app.token == "t0k"
+    assert app.target.server == live.url and app.token == "t0k" and app.joined is None
     assert app.player_name is None
-    ok = runner.invoke(cli, ["tui", "--join", "AB12", "--watch", "--lang", "de"])
+    ok = runner.invoke(
+        cli, ["tui", "--join", code, "--server", live.url, "--watch", "--lang", "de"]
+    )
     assert ok.exit_code == 0, ok.output
     app = started.pop()
     assert app.token is None and app.player_name is None and app.lang == "de"
     for args, message in [
         (["--join", "a/b"], "not a room code or invite link"),
-        (["--server", "h.test:9"], "need --join"),
-        (["--join", "AB12", "--watch", "--name", "Zoe"], "--watch takes no seat"),
-        (["--join", "AB12", "--name", "x" * 30], "1 to 24 characters"),
+        (["--server", live.url], "need --join"),
+        (["--join", code, "--watch", "--name", "Zoe"], "--watch takes no seat"),
+        (["--join", code, "--name", "x" * 30], "1 to 24 characters"),
     ]:
         bad = runner.invoke(cli, ["tui", *args])
         assert bad.exit_code == 2, (args, bad.output)
         assert message in bad.output, (args, bad.output)
+    assert not started
+
+
+def test_the_command_refuses_before_the_app_opens(
+    live: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No server, no such room, a full room: one line ``slapjack tui: …`` on
+    stderr and exit status 2; the app never opens."""
+    from typer.testing import CliRunner
+
+    from server.conftest import free_port
+    from slapjack.cli import app as cli
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    started: list[OnlineApp] = []
+    monkeypatch.setattr(OnlineApp, "run", lambda self, **kw: started.append(self))
+    code = asyncio.run(make_room(live, seats=2))
+    asyncio.run(join(live, code, "Anna"))
+    asyncio.run(join(live, code, "Ben"))
+    nobody = f"http://127.0.0.1:{free_port()}"
+    runner = CliRunner()
+    cases = [
+        (["--join", "K7Q2PX", "--server", nobody, "--name", "Zoe"], f"cannot reach {nobody}"),
+        (["--join", "K7Q2PX", "--server", nobody, "--watch"], f"cannot reach {nobody}"),
+        (["--join", "NOROOM", "--server", live.url, "--name", "Zoe"], "there is no room NOROOM"),
+        (["--join", "NOROOM", "--server", live.url, "--token", "t"], "there is no room NOROOM"),
+        (
+            ["--join", code, "--server", live.url, "--name", "Zoe"],
+            f"room {code} on {live.url} is full or its game has started; watch it with --watch",
+        ),
+    ]
+    for args, message in cases:
+        bad = runner.invoke(cli, ["tui", *args])
+        assert bad.exit_code == 2, (args, bad.output)
+        assert bad.stdout == "", args
+        lines = bad.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("slapjack tui: "), (args, bad.stderr)
+        assert message in lines[0], (args, lines[0])
     assert not started
 
 

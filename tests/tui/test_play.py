@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from slapjack.core.events import Flipped, RaceWon, Slapped, WrongSlap
-from slapjack.tui.controller import Note
+from slapjack.tui import SeatSpec
 from slapjack.tui.screens.table import TableScreen
+from slapjack.tui.state import Note
 
 from .util import ScriptedBot, advance, config, ctl, deck, human, idle, make_app, screen_text
 
@@ -63,7 +64,7 @@ async def test_slap_a_jack_and_win_with_measured_reaction() -> None:
         assert won == [RaceWon(0, 1, ((0, 212.0), (1, 263.0)))]
         assert c.state.view.stack_sizes == (26, 26)
         text = screen_text(app)
-        assert "Anna wins the Jack: 1 card" in text
+        assert "Anna wins the Jack and takes 1 card" in text
         assert "Anna 212 ms · Ben 263 ms" in text
         assert c.state.stats[0].jacks == 1 and c.state.stats[0].fastest == 212.0
         # the winner's left (Ben) flips next
@@ -156,7 +157,7 @@ async def test_idle_human_is_flipped_for_after_the_turn_timer() -> None:
         await advance(pilot, clock, 1001)
         assert Note("idle_flip", (("seat", 0),)) in c.state.log
         assert next(e for e in c.state.log if isinstance(e, Flipped)).seat == 0
-        assert "Time's up for Anna: flipped" in screen_text(app)
+        assert "Time's up: flipped for Anna" in screen_text(app)
 
 
 async def test_hot_seat_two_humans_race_with_their_own_keys() -> None:
@@ -215,3 +216,30 @@ async def test_real_timers_play_a_game_to_the_end_screen() -> None:
         c.game.check_invariant()
         assert Note("idle_flip", (("seat", 0),)) in c.state.log
         await pilot.pause()
+
+
+async def test_the_last_result_panel_grows_to_show_every_line() -> None:
+    """Four slaps at 80×24: the reaction times take two lines and both show."""
+    seats = [
+        human(0, "Anna"),
+        SeatSpec("Ben", "casual"),
+        SeatSpec("Carla", "pro"),
+        SeatSpec("Dan", "beginner"),
+    ]
+    bots = {
+        "casual": ScriptedBot(jack_ms=336, flip_ms=100),
+        "pro": ScriptedBot(jack_ms=375, flip_ms=100),
+        "beginner": ScriptedBot(jack_ms=386, flip_ms=100),
+    }
+    app, clock = make_app(config(seats, deck("5C", "KD", "JS")), bots)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        await pilot.press("space")
+        await advance(pilot, clock, 100)
+        await advance(pilot, clock, 100)
+        await advance(pilot, clock, 300)
+        await pilot.press("a")  # Anna first, at 300 ms
+        await advance(pilot, clock, 1200)
+        text = screen_text(app)
+        for who in ("Anna 300 ms", "Ben 336 ms", "Carla 375 ms", "Dan 386 ms"):
+            assert who in text, text

@@ -5,7 +5,10 @@ from __future__ import annotations
 import string
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
+from rich.text import Text
 
 from slapjack.core import FULL_DECK, RANKS, Rules, Table, observe, parse_card
 from slapjack.core.events import (
@@ -25,7 +28,6 @@ from slapjack.core.events import (
     WrongSlap,
 )
 from slapjack.tui import SeatSpec
-from slapjack.tui.controller import Note, TableState
 from slapjack.tui.i18n import TEXTS, card_label, card_long_name, rank_label, tr
 from slapjack.tui.render import (
     RED,
@@ -36,6 +38,7 @@ from slapjack.tui.render import (
     reactions_text,
     status_text,
 )
+from slapjack.tui.state import Note, TableState
 
 
 def plain(renderable: object, width: int = 60) -> str:
@@ -93,7 +96,7 @@ def test_clock_and_reactions() -> None:
     assert clock_text(100) == "0:01"  # never shows 0:00 before time is up
     assert clock_text(-5) == "0:00"
     text = reactions_text(((1, 212.0), (0, 263.4), (2, None)), ("Anna", "Ben", "Carla"), "en")
-    assert text.plain == "Ben 212 ms · Anna 263 ms · Carla —"
+    assert text.plain.replace("\xa0", " ") == "Ben 212 ms · Anna 263 ms · Carla —"
 
 
 def state_for(preset: str) -> TableState:
@@ -159,7 +162,8 @@ def test_status_line_names_the_keys() -> None:
     assert status_text(state, "en").plain == "Anna: Z or Space to flip"
     assert status_text(state, "de").plain == "Anna: Z oder Leertaste zum Aufdecken"
     assert (
-        tr("de", "ev.race_won", name="Ben", cards="3 Karten") == "Ben gewinnt den Buben: 3 Karten"
+        tr("de", "ev.race_won", name="Ben", cards="3 Karten")
+        == "Ben gewinnt den Buben und nimmt 3 Karten"
     )
 
 
@@ -168,3 +172,103 @@ def test_no_color_keeps_every_fact_on_screen() -> None:
     red = plain(card_art(parse_card("JH"), "en", large=True))
     black = plain(card_art(parse_card("JS"), "en", large=True))
     assert red != black and "♥" in red and "♠" in black
+
+
+# ------------------------------------------------------------- layout helpers
+
+
+@given(
+    names=st.lists(
+        st.text(alphabet="AaBbé 2", min_size=1, max_size=12).map(str.strip).filter(bool),
+        min_size=1,
+        max_size=5,
+    ),
+    width=st.integers(min_value=24, max_value=60),
+)
+def test_lines_break_between_values_never_inside_one(names: list[str], width: int) -> None:
+    from slapjack.tui.render import value, wrap_text
+
+    text = Text(" and ".join(value(f"{n} 212 ms") for n in names) + " slap")
+    lines = [line.plain for line in wrap_text(text, width)]
+    assert all(len(line) <= width for line in lines)
+    joined = "\n".join(lines)
+    for name in names:
+        assert any(f"{name} 212 ms" in line for line in lines), lines  # each value whole
+    assert "\xa0" not in joined  # what reaches the screen has plain spaces
+    assert " ".join(w for line in lines for w in line.split()) == " ".join(
+        text.plain.replace("\xa0", " ").split()
+    )
+
+
+def test_a_word_longer_than_the_line_is_cut_not_split() -> None:
+    from slapjack.tui.render import wrap_text
+
+    lines = wrap_text(Text("saved to slapjack-20250101-120000.json now"), 20)
+    assert [line.plain for line in lines] == ["saved to", "  slapjack-20250101…", "  now"]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_card_grows_with_the_room_and_every_size_is_a_clean_box(lang: str) -> None:
+    from slapjack.tui.render import CARD_SIZES, card_size
+
+    assert card_size(10, 5) == CARD_SIZES[0]  # the smallest when nothing fits
+    assert card_size(200, 60) == CARD_SIZES[-1]
+    for k, (width, height) in enumerate(CARD_SIZES):
+        assert card_size(width, height) == (width, height)
+        if k:
+            assert card_size(width + 3, height - 1) == CARD_SIZES[k - 1]
+        for card in (parse_card("10H"), parse_card("JS"), parse_card("QC")):
+            lines = card_art(card, lang, size=(width, height)).plain.splitlines()
+            assert len(lines) == height and {len(line) for line in lines} == {width}
+            assert rank_label(card >> 2, lang) in lines[1]
+
+
+def test_big_letters_scale_pixel_for_pixel() -> None:
+    half = {" ": (0, 0), "▀": (1, 0), "▄": (0, 1), "█": (1, 1)}
+
+    def pixels(rows: tuple[str, ...]) -> list[list[int]]:
+        return [[half[ch][k] for ch in row] for row in rows for k in (0, 1)]
+
+    for rank in ("10", "J", "A", "D"):
+        small = pixels(big_rank(rank))
+        for scale in (2, 3, 4):
+            big = pixels(big_rank(rank, scale))
+            assert len(big) == len(small) * scale and len(big[0]) == len(small[0]) * scale
+            assert all(
+                big[y][x] == small[y // scale][x // scale]
+                for y in range(len(big))
+                for x in range(len(big[0]))
+            )
+
+
+def test_the_pile_fans_out_the_cards_under_the_top_one() -> None:
+    from slapjack.tui.render import PEEK, pile_art
+
+    rules = Rules.from_options({"preset": "classic"})
+    cards = tuple(parse_card(n) for n in ("5C", "KD", "JS")) + tuple(
+        c for c in FULL_DECK if c not in {parse_card(n) for n in ("5C", "KD", "JS")}
+    )
+    table = Table.new(rules, ["Anna", "Ben", "Carla"], deck=cards)
+    for seat in range(3):
+        table.flip(seat, seat + 1)
+    view = observe(table.game, 0)
+    art = pile_art(view, "en", (15, 11)).plain.splitlines()
+    assert len(art[0]) == 15 + 2 * PEEK
+    assert art[1].startswith("│ 5 │ K │ J")
+    assert len(pile_art(view, "en", (15, 11), under=0).plain.splitlines()[0]) == 15
+
+
+def test_the_log_ranks_a_races_slaps_and_drops_the_false_start_note() -> None:
+    from slapjack.tui.render import display_log
+
+    carla, ben, anna = Slapped(2, 240.0), Slapped(1, 212.0), Slapped(0, 5033.0)
+    note = Note("false_start", (("seat", 0), ("ms", 33.0)))
+    won = RaceWon(1, 3, ((1, 212.0), (2, 240.0), (0, 5033.0)))
+    items = [Flipped(2, 40), carla, anna, note, ben, won]
+    assert display_log(items) == [Flipped(2, 40), ben, carla, anna, won]
+    assert display_log([Flipped(2, 40), carla, ben]) == [Flipped(2, 40), ben, carla]  # still open
+    state = state_for("classic")
+    assert item_text(anna, state, "en").plain.replace("\xa0", " ") == (
+        "Anna slaps after only 33 ms: too soon, a guess"
+    )
+    assert item_text(ben, state, "de").plain.replace("\xa0", " ") == "Ben schlägt nach 212 ms"

@@ -273,9 +273,13 @@ async def test_end_screen_ranking_save_and_play_again(tmp_path: Path) -> None:
         text = screen_text(app)
         assert "Ben won!" in text
         lines = [line for line in text.splitlines() if "Ben" in line and "200 ms" in line]
-        assert lines and lines[0].split()[:3] == ["1.", "Ben", "27"]  # 25 + the pile of two
+        assert lines and lines[0].strip(" │").split()[:3] == [
+            "1.",
+            "Ben",
+            "27",
+        ]  # 25 + the pile of two
         anna = [line for line in text.splitlines() if "Anna" in line and "300 ms" in line]
-        assert anna and anna[0].split()[:3] == ["2.", "Anna", "25"]
+        assert anna and anna[0].strip(" │").split()[:3] == ["2.", "Anna", "25"]
         await pilot.press("s")
         assert len(list(tmp_path.glob("slapjack-*.json"))) == 1
         assert "Game saved to slapjack-" in screen_text(app)

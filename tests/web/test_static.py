@@ -11,7 +11,7 @@ import pytest
 
 from slapjack.core import PRESETS, option_choices
 from slapjack.core.rules import MAX_TIME_LIMIT_S, OPTION_NAMES, SLAPJACK_ONLY
-from slapjack.server.models import BOT_LEVELS, MAX_SEATS, RoomInfo
+from slapjack.protocol import BOT_LEVELS, MAX_SEATS, RoomInfo
 from slapjack.web import PAGES, STATIC_DIR
 
 I18N = STATIC_DIR / "i18n"

@@ -12,7 +12,7 @@ import typer
 from slapjack.bots import LEVELS
 from slapjack.core import PRESETS, Card, Rules, SlapjackError, parse_deck
 
-from .common import CommandError, VersionOption, bot_levels, check_range, check_seed
+from .common import CommandError, VersionOption, bot_levels, check_range, check_seed, note
 
 
 class DeckFileError(SlapjackError):
@@ -197,11 +197,19 @@ def _play_online(
     token: str | None,
     watch: bool = False,
 ) -> None:
-    """``slapjack tui --join CODE [--server URL] [--name NAME | --token TOKEN | --watch]``."""
+    """``slapjack tui --join CODE [--server URL] [--name NAME | --token TOKEN | --watch]``.
+
+    The server, the room and (for a new player) a free seat are checked before
+    the full-screen app opens: a refusal is one line and exit status 2. After
+    the game, a player's way back into the seat is printed (also saved, see
+    :class:`~slapjack.tui.online.SeatStore`)."""
+    import asyncio
+
     from slapjack.tui.config import local_player_name
     from slapjack.tui.i18n import detect_lang
     from slapjack.tui.online import OnlineError, SeatStore, parse_target
     from slapjack.tui.online_app import OnlineApp
+    from slapjack.tui.preflight import PreflightError, preflight
 
     try:
         language = detect_lang(lang)
@@ -216,4 +224,25 @@ def _play_online(
     except (SlapjackError, OnlineError, ValueError) as exc:
         raise CommandError(str(exc)) from None
     seat_name = None if token is not None or watch else player
-    OnlineApp(target, name=seat_name, token=token, lang=language, seats=SeatStore()).run()
+    store = SeatStore()
+    try:
+        ready = asyncio.run(preflight(target, name=seat_name, store=store))
+    except PreflightError as exc:
+        raise CommandError(str(exc)) from None
+    app = OnlineApp(
+        target,
+        name=seat_name,
+        token=token,
+        lang=language,
+        seats=store,
+        seat=ready.seat,
+        saved=ready.saved,
+    )
+    app.run()
+    if app.token is not None and app.game.seat is not None:
+        kept = store.get(target)
+        where = f" (kept in {store.path})" if kept is not None and kept.token == app.token else ""
+        note(
+            f"your seat {app.game.seat + 1} in room {target.code} as {app.game.name}{where}; "
+            f"back into it: slapjack tui --join {target.invite} --token {app.token}"
+        )

@@ -6,10 +6,22 @@ sizes, the centre pile shows its face-up cards and a count of face-down ones.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import card_name, rank_name
+from .errors import SlapjackError
+from .events import (
+    _bad,
+    _read_bool,
+    _read_card,
+    _read_int,
+    _read_keys,
+    _read_opt_seat,
+    _read_rank,
+    _read_seats,
+)
 from .game import Game
 from .rules import Rules
 
@@ -85,6 +97,112 @@ class View:
             "flips": self.flips,
             "version": self.version,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> View:
+        """The view :meth:`to_dict` wrote (as JSON gives it back: lists for tuples).
+
+        Strict: exactly the keys of :data:`VIEW_KEYS`, each of its type (no
+        coercion), cards and ranks by name, every seat number in range, the
+        per-seat lists as long as ``players``, ``rules`` valid for ``game``. Anything
+        else raises ``SlapjackError`` with code ``bad_view`` naming the field."""
+        code = "bad_view"
+        d = _read_keys(data, VIEW_KEYS, "view", code)
+        game, options = d["game"], d["rules"]
+        if type(game) is not str:
+            raise _bad(code, "view.game", "a game name", game)
+        if not isinstance(options, Mapping):
+            raise _bad(code, "view.rules", "an object", options)
+        try:
+            rules = Rules.from_options(options, game=game)
+        except SlapjackError as exc:
+            where = "view.game" if exc.code == "unknown_game" else "view.rules"
+            raise SlapjackError(f"{where}: {exc.message}", code=code) from None
+        players = d["players"]
+        if type(players) is not list or not all(type(p) is str for p in players):
+            raise _bad(code, "view.players", "a list of names", players)
+        n = len(players)
+
+        def seat(key: str) -> int | None:
+            return _read_opt_seat(d[key], f"view.{key}", code, n)
+
+        def seats(key: str) -> tuple[int, ...]:
+            return _read_seats(d[key], f"view.{key}", code, n)
+
+        def count(key: str) -> int:
+            return count_of(d[key], f"view.{key}", code)
+
+        def per_seat(key: str, value: object, item: str) -> list[Any]:
+            if type(value) is not list or len(value) != n:
+                raise _bad(code, f"view.{key}", f"a list of {n} {item}", value)
+            return value
+
+        stacks = per_seat("stacks", d["stacks"], "stack sizes")
+        out = per_seat("out", d["out"], "true/false")
+        top = d["centre_top"]
+        if type(top) is not list or len(top) > VISIBLE_CENTRE:
+            raise _bad(code, "view.centre_top", f"a list of at most {VISIBLE_CENTRE} cards", top)
+        reslap = d["reslap_among"]
+        return cls(
+            rules=rules,
+            players=tuple(players),
+            seat=seat("seat"),
+            stack_sizes=tuple(count_of(v, f"view.stacks[{i}]", code) for i, v in enumerate(stacks)),
+            out=tuple(_read_bool(v, f"view.out[{i}]", code) for i, v in enumerate(out)),
+            out_order=seats("out_order"),
+            turn=seat("turn"),
+            centre_size=count("centre_size"),
+            centre_face_down=count("centre_face_down"),
+            centre_top=tuple(
+                _read_card(c, f"view.centre_top[{i}]", code) for i, c in enumerate(top)
+            ),
+            top_call=_read_rank(d["top_call"], "view.top_call", code),
+            next_call=_read_rank(d["next_call"], "view.next_call", code),
+            race_open=_read_bool(d["race_open"], "view.race_open", code),
+            reslap_among=None if reslap is None else seats("reslap_among"),
+            slapped=seats("slapped"),
+            last_flipper=seat("last_flipper"),
+            over=_read_bool(d["over"], "view.over", code),
+            winners=seats("winners"),
+            loser=seat("loser"),
+            flips=count("flips"),
+            version=count("version"),
+        )
+
+
+VIEW_KEYS: Final = (
+    "game",
+    "rules",
+    "players",
+    "seat",
+    "stacks",
+    "out",
+    "out_order",
+    "turn",
+    "centre_size",
+    "centre_face_down",
+    "centre_top",
+    "top_call",
+    "next_call",
+    "race_open",
+    "reslap_among",
+    "slapped",
+    "last_flipper",
+    "over",
+    "winners",
+    "loser",
+    "flips",
+    "version",
+)
+"""The keys of :meth:`View.to_dict`, in its order."""
+
+
+def count_of(value: object, what: str, code: str) -> int:
+    """A whole number >= 0 (a card count)."""
+    number = _read_int(value, what, code)
+    if number < 0:
+        raise _bad(code, what, "a count >= 0", value)
+    return number
 
 
 def observe(game: Game, seat: int | None) -> View:

@@ -183,10 +183,10 @@ class LiveTable:
         given = dict(bots or {})
         lv: list[str | None] = list(levels) if levels is not None else [None] * n
         if len(lv) != n:
-            raise LiveError(f"{n} seats need {n} levels, got {len(lv)}", code="bad_seats")
+            raise ValueError(f"{n} seats need {n} levels, got {len(lv)}")
         for s, bot in given.items():
             if not 0 <= s < n:
-                raise LiveError(f"no seat {s} for a bot", code="bad_seats")
+                raise ValueError(f"no seat {s} for a bot")
             lv[s] = bot.level
         self._levels = lv
         self._has_humans = any(level is None for level in lv)
@@ -277,6 +277,25 @@ class LiveTable:
     def is_bot(self, seat: int) -> bool:
         """Whether a bot plays ``seat`` now (a bot seat, or a covered human)."""
         return self._levels[seat] is not None or self._covered[seat]
+
+    @property
+    def round(self) -> int:
+        """The open race's round: 1, then 2, 3 … for reslap rounds (0: no race)."""
+        return self._round if self.game.race_open else 0
+
+    @property
+    def round_slaps(self) -> int:
+        """Slaps so far in the open race's current round."""
+        return self._round_slaps if self.game.race_open else 0
+
+    def waiting_for_call(self) -> tuple[int, ...]:
+        """Say-it: the seats whose slap waits for its call (not applied yet)."""
+        return tuple(sorted(self._waits))
+
+    def holds_calls(self) -> bool:
+        """Say-it: a slap waits for its call, or a call waits for its slap:
+        inputs nobody has been told of, which the record (and a restart) does not keep."""
+        return bool(self._waits or self._called)
 
     def bot(self, seat: int) -> Bot | None:
         """The bot that plays ``seat`` now, if a bot does."""

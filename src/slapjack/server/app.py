@@ -28,11 +28,28 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from slapjack.core import SlapjackError, parse_deck
+from slapjack.protocol import (
+    CLIENT_MESSAGE,
+    MAX_FRAME_BYTES,
+    NAME_FORM,
+    CreateRoom,
+    ErrorCode,
+    Hello,
+    Joined,
+    JoinRoom,
+    PlayNow,
+    Pong,
+    RoomCreated,
+    RoomPage,
+    answer_id,
+    error_frame,
+    ping_frame,
+    refusal,
+)
 from slapjack.store import SqliteStore, StoreError, open_store
 from slapjack.store.base import Store
 
@@ -48,18 +65,6 @@ from .connection import (
 )
 from .lobby import Lobby
 from .metrics import METRICS
-from .models import (
-    CLIENT_MESSAGE,
-    MAX_FRAME_BYTES,
-    NAME_FORM,
-    CreateRoom,
-    Hello,
-    Joined,
-    JoinRoom,
-    PlayNow,
-    Pong,
-    _frame_id,
-)
 from .referee import RefereeFactory, TrustingReferee, referee_factory
 from .room import Room, RoomError, RoomSetup, RoomTiming
 
@@ -137,22 +142,6 @@ class _QuietBadUtf8(logging.Filter):
 
 
 BAD_UTF8_FILTER: Final = _QuietBadUtf8()
-
-
-class _IdProbe(BaseModel):
-    """Only the ``id`` of a frame that did not validate (to answer it)."""
-
-    model_config = ConfigDict(extra="ignore")
-    id: Any = None
-
-
-def answer_id(text: str) -> int | str | None:
-    """The valid ``id`` of a frame that failed validation, else ``None``."""
-    try:
-        raw = _IdProbe.model_validate_json(text).id
-        return _frame_id(raw) if raw is not None else None
-    except (ValidationError, PydanticCustomError):
-        return None
 
 
 class TestRoom(BaseModel):
@@ -361,7 +350,7 @@ def create_app(
         all: bool = False,
         limit: Annotated[int, Query(ge=1)] = 50,
         offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-    ) -> dict[str, Any] | JSONResponse:
+    ) -> RoomPage | JSONResponse:
         if limit > lim.rooms_page_max:
             return _error(422, "bad_request", f"limit: at most {lim.rooms_page_max} rooms a page")
         listed = [
@@ -371,18 +360,18 @@ def create_app(
             and room.status != "closed"
             and (all or (room.status == "waiting" and room.free_seats() > 0))
         ]
-        page = [room.info().model_dump() for room in listed[offset : offset + limit]]
-        return {"rooms": page, "total": len(listed), "limit": limit, "offset": offset}
+        page = [room.info() for room in listed[offset : offset + limit]]
+        return RoomPage(rooms=page, total=len(listed), limit=limit, offset=offset)
 
     @app.post("/api/rooms", response_model=None)
-    async def post_room(request: Request, settings: CreateRoom) -> dict[str, str] | JSONResponse:
+    async def post_room(request: Request, settings: CreateRoom) -> RoomCreated | JSONResponse:
         refused = limited(request, creations, "room creation")
         if refused is not None:
             return refused
         room = create_room(settings)
         if isinstance(room, JSONResponse):
             return room
-        return {"code": room.code, "url": f"/r/{room.code}"}
+        return RoomCreated(code=room.code, url=f"/r/{room.code}")
 
     async def join(room: Room, name: str) -> Joined | JSONResponse:
         try:
@@ -556,21 +545,17 @@ def create_app(
         await ws.accept()
         room = lobby().get(code)
         if room is None or room.status == "closed":
-            await ws.send_json(
-                {"type": "error", "code": "room_closed", "message": "no such room", "id": None}
-            )
+            await ws.send_text(error_frame(ErrorCode.ROOM_CLOSED, "no such room"))
             await ws.close(4004, "no such room")
             return
         key = client_key(ws.client.host if ws.client else None)
         if sockets[key] >= lim.sockets_per_address:
             METRICS.count("rate_limited:sockets")
-            await ws.send_json(
-                {
-                    "type": "error",
-                    "code": "too_many_sockets",
-                    "message": f"at most {lim.sockets_per_address} sockets from one address",
-                    "id": None,
-                }
+            await ws.send_text(
+                error_frame(
+                    ErrorCode.TOO_MANY_SOCKETS,
+                    f"at most {lim.sockets_per_address} sockets from one address",
+                )
             )
             await ws.close(CLOSE_FLOOD, "too many sockets")
             return
@@ -603,7 +588,7 @@ async def _pinger(room: Room, conn: Conn, ws: WebSocket | None, not_reading_s: f
             continue
         ping_id += 1
         now = room.now()
-        conn.send_json({"type": "ping", "id": ping_id, "server_time": round(now, 3)})
+        conn.send(ping_frame(ping_id, round(now, 3)))
         room.on_ping_sent(conn, ping_id, now)
         delay = PING_FIRST_S if ping_id < PING_FIRST_COUNT else PING_EVERY_S
 
@@ -725,23 +710,17 @@ async def serve_socket(
             at = room.now()
             text = message.get("text")
             msg: Any = None
-            refusal: tuple[str, str] | None = None
+            refused: tuple[ErrorCode, str] | None = None
             if text is None:
-                refusal = ("bad_message", "frames are JSON text, not binary")
+                refused = (ErrorCode.BAD_MESSAGE, "frames are JSON text, not binary")
             elif len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
                 log.info("room %s: %r: frame of %d chars", room.code, conn, len(text))
-                refusal = ("too_large", f"frames are at most {MAX_FRAME_BYTES} bytes")
+                refused = (ErrorCode.TOO_LARGE, f"frames are at most {MAX_FRAME_BYTES} bytes")
             else:
                 try:
                     msg = CLIENT_MESSAGE.validate_json(text)
                 except ValidationError as exc:
-                    errors = exc.errors()
-                    if any(e["type"] == "json_invalid" for e in errors):
-                        refusal = ("bad_json", "not valid JSON")
-                    else:
-                        first = errors[0]
-                        where = ".".join(str(p) for p in first["loc"])
-                        refusal = ("bad_message", f"{where}: {first['msg']}"[:200])
+                    refused = refusal(exc)
             control = isinstance(msg, Pong | Hello)
             bucket = conn.control if control else conn.limit
             flood = not bucket.allow()
@@ -754,20 +733,20 @@ async def serve_socket(
                 METRICS.count(f"close:{CLOSE_FLOOD}")
                 limit = lim.control_per_second if control else room.timing.rate_limit
                 conn.error(
-                    "rate_limited",
+                    ErrorCode.RATE_LIMITED,
                     f"more than {limit:g} {what} frames a second",
                     msg.id if msg is not None else answer_id(text) if text else None,
                 )
                 conn.close(CLOSE_FLOOD, "rate limited")
                 break
-            if refusal is not None:
+            if refused is not None:
                 conn.error(
-                    *refusal, answer_id(text) if text and len(text) <= MAX_FRAME_BYTES else None
+                    *refused, answer_id(text) if text and len(text) <= MAX_FRAME_BYTES else None
                 )
-                log.info("room %s: %r: bad frame (%s)", room.code, conn, refusal[0])
+                log.info("room %s: %r: bad frame (%s)", room.code, conn, refused[0])
                 continue
             if isinstance(msg, Pong):
-                room.on_pong(conn, msg, at)
+                room.on_pong(conn, msg.id, msg.client_time, at)
                 rtt = tcp_rtt(ws) if transport_rtt else None
                 if rtt is not None:
                     room.on_transport_rtt(conn, rtt, at)

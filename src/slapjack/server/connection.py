@@ -9,15 +9,16 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import itertools
-import json
 import logging
 import math
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from starlette.websockets import WebSocket, WebSocketState
+
+from slapjack.protocol import error_frame
 
 from .metrics import METRICS
 
@@ -231,12 +232,10 @@ class Conn:
         self._queue.append((text, time.perf_counter()))
         self._ready.set()
 
-    def send_json(self, message: dict[str, Any]) -> None:
-        self.send(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
-
     def error(self, code: str, message: str, answer: int | str | None = None) -> None:
-        """An ``error`` frame; ``answer`` is the ``id`` of the frame it answers."""
-        self.send_json({"type": "error", "code": code, "message": message, "id": answer})
+        """An ``error`` frame (``code``: an :class:`~slapjack.protocol.ErrorCode`);
+        ``answer`` is the ``id`` of the frame it answers."""
+        self.send(error_frame(code, message, answer))
 
     def next_seq(self) -> int:
         self.seq += 1

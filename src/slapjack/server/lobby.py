@@ -12,10 +12,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Final
 
+from slapjack.protocol import CreateRoom
 from slapjack.store.base import Store
 
 from .metrics import METRICS
-from .models import CreateRoom
 from .referee import RefereeFactory
 from .room import Room, RoomError, RoomSetup, RoomTiming
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from .app import SlapjackApp
 from .clock import Clock, ManualClock, TextualClock
 from .config import ConfigError, GameConfig, SeatSpec, Timing, default_seats
-from .controller import GameController, TableState
+from .controller import GameController
+from .state import TableState
 
 __all__ = [
     "Clock",

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
@@ -13,6 +14,7 @@ from .clock import Clock, TextualClock
 from .config import GameConfig, default_seats
 from .controller import BotFactory, GameController
 from .i18n import detect_lang
+from .screens.dialogs import MIN_SIZE, TooSmall
 from .screens.end import EndScreen
 from .screens.start import StartScreen
 from .screens.table import TableScreen
@@ -27,6 +29,27 @@ class BaseApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True)
     ]
     ENABLE_COMMAND_PALETTE = False
+    lang = "en"
+    too_small_note = "too_small.quit"
+    """What the too-small notice says about the game meanwhile (an i18n key)."""
+
+    def on_ready(self) -> None:
+        self.check_size(self.size.width, self.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.check_size(event.size.width, event.size.height)
+
+    def check_size(self, width: int, height: int) -> None:
+        """Below :data:`MIN_SIZE` a notice covers the screen (a local game
+        pauses under it); it goes when the terminal is large enough."""
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        shown = [s for s in self.screen_stack if isinstance(s, TooSmall)]
+        if small and not shown:
+            self.push_screen(TooSmall(self.lang, note=self.too_small_note))
+        elif small:
+            shown[-1].show_size(width, height)
+        elif shown and isinstance(self.screen, TooSmall):
+            self.pop_screen()
 
 
 class SlapjackApp(BaseApp):
@@ -50,6 +73,7 @@ class SlapjackApp(BaseApp):
     ) -> None:
         super().__init__()
         self.lang = detect_lang(lang)
+        self.too_small_note = "too_small.paused"
         self.config = config or GameConfig(seats=default_seats())
         self.clock: Clock = clock or TextualClock(self)
         self.bot_factory = bot_factory
@@ -91,10 +115,15 @@ class SlapjackApp(BaseApp):
         self._show(StartScreen(self.config, self.lang))
 
     def _show(self, screen: TableScreen | EndScreen | StartScreen) -> None:
+        cover = isinstance(self.screen, TooSmall)
+        if cover:
+            self.pop_screen()
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+        if cover:
+            self.push_screen(TooSmall(self.lang, note=self.too_small_note))
 
     async def action_quit(self) -> None:
         """Ctrl+Q asks first while a game is running."""

@@ -60,6 +60,8 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     "level.matched": {"en": "matched", "de": "ebenbürtig"},
     "level.perfect": {"en": "perfect", "de": "perfekt"},
     "start": {"en": "Start (Enter)", "de": "Start (Enter)"},
+    "group.rules": {"en": "Rules", "de": "Regeln"},
+    "group.seats": {"en": "Seats and keys", "de": "Plätze und Tasten"},
     "rules_button": {"en": "Rules (?)", "de": "Regeln (?)"},
     "start_hint": {
         "en": "Space flips for whoever is on turn · Esc quits",
@@ -162,6 +164,7 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     "next_call": {"en": "Next call: {rank}", "de": "Nächste Ansage: {rank}"},
     "match": {"en": "MATCH!", "de": "TREFFER!"},
     "time_left": {"en": "Time {clock}", "de": "Zeit {clock}"},
+    "seed": {"en": "seed {seed}", "de": "Seed {seed}"},
     "turn_of": {"en": "{name} to flip", "de": "{name} deckt auf"},
     "turn_keys": {
         "en": "{name}: {key} or Space to flip",
@@ -176,14 +179,64 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     "waiting": {"en": "…", "de": "…"},
     "no_reaction": {"en": "—", "de": "—"},
     "saved": {"en": "Game saved to {path}", "de": "Spiel gespeichert in {path}"},
+    "saved.title": {"en": "Saved", "de": "Gespeichert"},
+    "saved.title_failed": {"en": "Not saved", "de": "Nicht gespeichert"},
+    "saved.toast": {
+        "en": "The record is in\n{path}\nReplay it with: slapjack replay FILE",
+        "de": "Der Spielbericht liegt in\n{path}\nNachspielen mit: slapjack replay DATEI",
+    },
     "save_failed": {"en": "Could not save: {error}", "de": "Speichern fehlgeschlagen: {error}"},
     "false_start": {
         "en": "{name} slapped after {ms}: too soon to be a reaction, counts as a guess",
         "de": "{name} schlug nach {ms}: zu schnell für eine Reaktion, zählt als geraten",
     },
     "guess": {"en": "guess", "de": "geraten"},
-    "idle_flip": {"en": "Time's up for {name}: flipped", "de": "Zeit für {name} um: aufgedeckt"},
-    "game_start": {"en": "{title}: {count} players", "de": "{title}: {count} Spieler"},
+    "idle_flip": {
+        "en": "Time's up: flipped for {name}",
+        "de": "Zeit um: für {name} aufgedeckt",
+    },
+    "game_start": {
+        "en": "{title}, {count} players",
+        "de": "{title}, {count} Spieler",
+    },
+    "race.status": {"en": "Slap now! {keys}", "de": "Jetzt schlagen! {keys}"},
+    "race.status_none": {
+        "en": "Race open: waiting for the slaps",
+        "de": "Rennen offen: warte auf die Schläge",
+    },
+    "race.open": {"en": "SLAP!", "de": "SCHLAGEN!"},
+    "race.slapped": {"en": "Slapped: {names}", "de": "Geschlagen: {names}"},
+    "race.reslap": {
+        "en": "Tie! {names}: slap again!",
+        "de": "Gleichstand! {names}: nochmal schlagen!",
+    },
+    "race.title": {"en": " Race open ", "de": " Rennen offen "},
+    "table": {"en": "Table", "de": "Tisch"},
+    "no_result": {
+        "en": "No race yet: slap when a Jack shows",
+        "de": "Noch kein Rennen: schlag zu, wenn ein Bube kommt",
+    },
+    "no_result_irish": {
+        "en": "No match yet: slap when the card matches the call",
+        "de": "Noch kein Treffer: schlag zu, wenn die Karte zur Ansage passt",
+    },
+    "too_small": {
+        "en": "This terminal is {width}×{height}; Slapjack needs at least {min_width}×{min_height}.",
+        "de": "Dieses Terminal ist {width}×{height} groß; Slapjack braucht mindestens {min_width}×{min_height}.",
+    },
+    "too_small.hint": {
+        "en": "Please make the window larger (or the font smaller).",
+        "de": "Bitte das Fenster vergrößern (oder die Schrift verkleinern).",
+    },
+    "too_small.paused": {
+        "en": "The game is paused until then. Ctrl+Q quits.",
+        "de": "Bis dahin ist das Spiel angehalten. Strg+Q beendet.",
+    },
+    "too_small.online": {
+        "en": "The online game goes on meanwhile. Ctrl+Q quits.",
+        "de": "Das Online-Spiel läuft solange weiter. Strg+Q beendet.",
+    },
+    "too_small.quit": {"en": "Ctrl+Q quits.", "de": "Strg+Q beendet."},
     "key.space": {"en": "Space", "de": "Leertaste"},
     "call_hint": {
         "en": "slap + call",
@@ -199,17 +252,25 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     # ----------------------------------------------------------------- events
     "ev.flipped": {"en": "{name} flips {card}", "de": "{name} deckt {card} auf"},
     "ev.flipped_call": {
-        "en": "{name} flips {card} (call {call})",
-        "de": "{name} deckt {card} auf (Ansage {call})",
+        "en": "{name} calls {call} and flips {card}",
+        "de": "{name} sagt {call} an und deckt {card} auf",
     },
     "ev.flipped_match": {
-        "en": "{name} flips {card} on {call}: match!",
-        "de": "{name} deckt {card} bei {call} auf: Treffer!",
+        "en": "{name} calls {call} and flips {card}: a match!",
+        "de": "{name} sagt {call} an und deckt {card} auf: Treffer!",
     },
-    "ev.slapped": {"en": "{name} slaps ({ms})", "de": "{name} schlägt ({ms})"},
+    "ev.slapped": {"en": "{name} slaps in {ms}", "de": "{name} schlägt nach {ms}"},
+    "ev.slapped_guess": {
+        "en": "{name} slaps after only {ms}: too soon, a guess",
+        "de": "{name} schlägt schon nach {ms}: zu früh, geraten",
+    },
     "ev.slapped_call": {
-        "en": "{name} slaps and calls ({ms})",
-        "de": "{name} schlägt und ruft ({ms})",
+        "en": "{name} slaps and calls in {ms}",
+        "de": "{name} schlägt und ruft nach {ms}",
+    },
+    "ev.slapped_call_guess": {
+        "en": "{name} slaps and calls after only {ms}: too soon, a guess",
+        "de": "{name} schlägt und ruft schon nach {ms}: zu früh, geraten",
     },
     "ev.wrong.pay_player": {
         "en": "{name} slapped wrongly and pays a card to {to}",
@@ -233,8 +294,8 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     },
     "ev.wrong.forfeit": {"en": "{name} slapped wrongly", "de": "{name} hat falsch geschlagen"},
     "ev.race_won": {
-        "en": "{name} wins the Jack: {cards}",
-        "de": "{name} gewinnt den Buben: {cards}",
+        "en": "{name} wins the Jack and takes {cards}",
+        "de": "{name} gewinnt den Buben und nimmt {cards}",
     },
     "ev.race_tied": {
         "en": "Tie at {ms}: {names} slap again",
@@ -261,8 +322,8 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
         "de": "{name} nimmt {cards} auf",
     },
     "ev.pile_returned": {
-        "en": "Nobody can flip: the pile ({cards}) goes to {name}",
-        "de": "Niemand kann aufdecken: der Stapel ({cards}) geht an {name}",
+        "en": "Nobody can flip: the pile of {cards} goes to {name}",
+        "de": "Niemand kann aufdecken: der Stapel mit {cards} geht an {name}",
     },
     "ev.out.no_cards": {"en": "{name} is out: no cards", "de": "{name} ist raus: keine Karten"},
     "ev.out.lost_jack": {
@@ -442,6 +503,37 @@ TEXTS: Final[Mapping[str, Mapping[str, str]]] = {
     "b.call": {"en": "Call", "de": "Rufen"},
     "b.start_now": {"en": "Start now", "de": "Jetzt starten"},
     "b.rematch": {"en": "Rematch", "de": "Revanche"},
+    "b.copy_token": {"en": "Copy token", "de": "Schlüssel kopieren"},
+    "online.copied": {
+        "en": "Seat token copied to the clipboard",
+        "de": "Platz-Schlüssel in die Zwischenablage kopiert",
+    },
+    "online.your_token": {
+        "en": "Your seat {number}, token:",
+        "de": "Dein Platz {number}, Schlüssel:",
+    },
+    "online.copy_hint": {"en": "(T copies it)", "de": "(T kopiert ihn)"},
+    "online.back_later": {"en": "Back into the seat later:", "de": "Später zurück auf den Platz:"},
+    "online.rematch_none": {
+        "en": "R asks the others for a rematch with the same seats",
+        "de": "R fragt die anderen nach einer Revanche mit denselben Plätzen",
+    },
+    "online.rematch_none_watch": {
+        "en": "Nobody has asked for a rematch yet",
+        "de": "Noch hat niemand nach einer Revanche gefragt",
+    },
+    "online.rematch_by": {
+        "en": "Rematch asked for by {names}.",
+        "de": "Revanche gewünscht von {names}.",
+    },
+    "online.rematch_wait": {
+        "en": "Waiting for {names}.",
+        "de": "Es fehlt noch: {names}.",
+    },
+    "online.over_asked": {
+        "en": "Game over · {names} asks for a rematch: R to play again · Esc quits",
+        "de": "Spielende · {names} möchte eine Revanche: R spielt nochmal · Esc beendet",
+    },
     # ---------------------------------------------------------- server errors
     "srv.bad_json": {
         "en": "The server could not read a message of ours",

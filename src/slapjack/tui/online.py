@@ -9,10 +9,10 @@ its WebSocket protocol (``docs/protocol.md``). Nothing here knows Textual.
   client's clock (the fair referee's clock sync), hands every other frame to a
   :class:`FrameHandler`, sends actions, and reconnects with the token after a
   network failure.
-* :func:`view_from_dict` and :func:`event_from_dict` turn the JSON of an
-  ``update`` back into the engine's :class:`~slapjack.core.View` and events,
-  so the terminal's drawing code shows the server's table as it shows a local
-  one.
+* Every frame is decoded with the protocol's models (:mod:`slapjack.protocol`);
+  an ``update``'s view and events become the engine's :class:`~slapjack.core.View`
+  and events (``View.from_dict``, ``event_from_dict``), so the terminal's
+  drawing code shows the server's table as it shows a local one.
 
 Times: the client's clock is ``time.monotonic()`` in milliseconds, the clock
 Textual stamps key events with, so ``shown_at``, ``input_at`` and every
@@ -25,23 +25,36 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
 import os
 import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 from urllib.parse import quote, urlsplit
 
-from slapjack.core import RANKS, Event, Rules, SlapjackError, View, parse_card
-from slapjack.core import events as ev
+from pydantic import ValidationError
+
+from slapjack.core import SlapjackError
+from slapjack.protocol import (
+    CLIENT_MESSAGE,
+    PROTOCOL_VERSION,
+    ErrorBody,
+    ErrorFrame,
+    FrameError,
+    Joined,
+    Ping,
+    Update,
+    Welcome,
+    decode_event,
+    decode_server_frame,
+    decode_view,
+)
 
 log = logging.getLogger(__name__)
 
-PROTOCOL_VERSION: Final = 1
 DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
 RETRY_FIRST_S: Final = 0.3
 RETRY_MAX_S: Final = 5.0
@@ -138,13 +151,13 @@ class Seat:
 
 
 def _http_error(response: Any, target: Target) -> OnlineError:
+    """The server's ``ErrorBody`` as an :class:`OnlineError` (``http_error``
+    when the answer is not one, e.g. from a proxy)."""
     try:
-        body = response.json()
-        code = str(body.get("code") or "http_error")
-        message = str(body.get("message") or response.reason_phrase)
-    except (ValueError, AttributeError):
-        code, message = "http_error", f"HTTP {response.status_code}"
-    return OnlineError(message, code=code)
+        body = ErrorBody.model_validate_json(response.content)
+    except ValidationError:
+        return OnlineError(f"HTTP {response.status_code}", code="http_error")
+    return OnlineError(body.message or response.reason_phrase, code=str(body.code))
 
 
 async def _api(target: Target, method: str, path: str, *, timeout: float, body: Any = None) -> Any:
@@ -172,9 +185,10 @@ async def join_room(target: Target, name: str, *, timeout: float = 10.0) -> Seat
     """Take a free seat in the room as ``name`` (the server may add a number)."""
     data = await _api(target, "POST", "/join", timeout=timeout, body={"name": name})
     try:
-        return Seat(str(data["code"]), int(data["seat"]), str(data["token"]), str(data["name"]))
-    except (ValueError, KeyError, TypeError):
+        joined = Joined.model_validate(data)
+    except ValidationError:
         raise OnlineError("the server's answer to join is not a seat", code="bad_answer") from None
+    return Seat(joined.code, joined.seat, joined.token, joined.name)
 
 
 # ------------------------------------------------------------ saved seats
@@ -264,206 +278,27 @@ class SeatStore:
 
 # -------------------------------------------------------------- frame decoding
 
-
-class FrameError(ValueError):
-    """A frame from the server that does not have the protocol's shape."""
-
-
-def _rank(name: object) -> int | None:
-    if name is None:
-        return None
-    if not isinstance(name, str) or name not in RANKS:
-        raise FrameError(f"not a rank: {name!r}")
-    return RANKS.index(name)
-
-
-def _card(name: object) -> int:
-    if not isinstance(name, str):
-        raise FrameError(f"not a card: {name!r}")
-    try:
-        return parse_card(name)
-    except SlapjackError:
-        raise FrameError(f"not a card: {name!r}") from None
-
-
-def _int(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise FrameError(f"{what}: not a whole number: {value!r}")
-    return value
-
-
-def _opt_int(value: object, what: str) -> int | None:
-    return None if value is None else _int(value, what)
-
-
-def _ints(value: object, what: str) -> tuple[int, ...]:
-    if not isinstance(value, list):
-        raise FrameError(f"{what}: not a list")
-    return tuple(_int(v, what) for v in value)
-
-
-def _bools(value: object, what: str) -> tuple[bool, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
-        raise FrameError(f"{what}: not a list of true/false")
-    return tuple(value)
-
-
-def _num(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise FrameError(f"{what}: not a number: {value!r}")
-    return float(value)
-
-
-def view_from_dict(data: object) -> View:
-    """The engine's :class:`View` from an update's ``view`` (``View.to_dict()``
-    plus ``flip_id``); :class:`FrameError` if it does not have that shape."""
-    if not isinstance(data, Mapping):
-        raise FrameError("view: not an object")
-    try:
-        rules = Rules.from_options(data["rules"])
-    except SlapjackError as exc:
-        raise FrameError(f"view.rules: {exc}") from None
-    except (KeyError, TypeError, AttributeError):
-        raise FrameError("view.rules: missing or not an object") from None
-    try:
-        players = data["players"]
-        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise FrameError("view.players: not a list of names")
-        n = len(players)
-        stacks = _ints(data["stacks"], "view.stacks")
-        out = _bools(data["out"], "view.out")
-        if len(stacks) != n or len(out) != n:
-            raise FrameError("view: stacks and out do not match the players")
-        top = data["centre_top"]
-        if not isinstance(top, list):
-            raise FrameError("view.centre_top: not a list")
-        reslap = data["reslap_among"]
-        winners = _ints(data["winners"], "view.winners")
-        view = View(
-            rules=rules,
-            players=tuple(players),
-            seat=_opt_int(data["seat"], "view.seat"),
-            stack_sizes=stacks,
-            out=out,
-            out_order=_ints(data["out_order"], "view.out_order"),
-            turn=_opt_int(data["turn"], "view.turn"),
-            centre_size=_int(data["centre_size"], "view.centre_size"),
-            centre_face_down=_int(data["centre_face_down"], "view.centre_face_down"),
-            centre_top=tuple(_card(c) for c in top),
-            top_call=_rank(data["top_call"]),
-            next_call=_rank(data["next_call"]),
-            race_open=bool(data["race_open"]),
-            reslap_among=None if reslap is None else _ints(reslap, "view.reslap_among"),
-            slapped=_ints(data["slapped"], "view.slapped"),
-            last_flipper=_opt_int(data["last_flipper"], "view.last_flipper"),
-            over=bool(data["over"]),
-            winners=winners,
-            loser=_opt_int(data["loser"], "view.loser"),
-            flips=_int(data["flips"], "view.flips"),
-            version=_int(data.get("version", 0), "view.version"),
-        )
-    except KeyError as exc:
-        raise FrameError(f"view: missing {exc.args[0]!r}") from None
-    seats = [view.seat, view.turn, view.last_flipper, view.loser]
-    seats += [*view.out_order, *view.slapped, *view.winners, *(view.reslap_among or ())]
-    if any(s is not None and not 0 <= s < n for s in seats):
-        raise FrameError("view: a seat number out of range")
-    return view
-
-
-_EVENT_TYPES: Final[dict[str, type[Any]]] = {
-    "flipped": ev.Flipped,
-    "slapped": ev.Slapped,
-    "wrong_slap": ev.WrongSlap,
-    "race_won": ev.RaceWon,
-    "race_tied": ev.RaceTied,
-    "pile_split": ev.PileSplit,
-    "forfeit": ev.Forfeit,
-    "no_slap": ev.NoSlap,
-    "picked_up": ev.PickedUp,
-    "pile_returned": ev.PileReturned,
-    "eliminated": ev.Eliminated,
-    "finished": ev.Finished,
-    "time_is_up": ev.TimeIsUp,
-    "game_over": ev.GameOver,
-}
-_SEAT_FIELDS: Final = frozenset({"seat", "to", "winner", "loser"})
-
-
-def _pairs(value: object, what: str, *, optional: bool) -> tuple[tuple[int, Any], ...]:
-    if not isinstance(value, list):
-        raise FrameError(f"{what}: not a list")
-    out: list[tuple[int, Any]] = []
-    for item in value:
-        if not isinstance(item, list) or len(item) != 2:
-            raise FrameError(f"{what}: not a list of pairs")
-        seat, amount = item
-        if optional and amount is None:
-            out.append((_int(seat, what), None))
-        else:
-            out.append((_int(seat, what), _num(amount, what)))
-    return tuple(out)
-
-
-def event_from_dict(data: object, players: int) -> Event | None:
-    """The engine's event from its JSON (``event_to_dict``); ``None`` for an
-    event type this client does not know (a newer server); :class:`FrameError`
-    for a known type in a wrong shape."""
-    if not isinstance(data, Mapping):
-        raise FrameError("event: not an object")
-    kind = data.get("type")
-    cls = _EVENT_TYPES.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        return None
-    values: dict[str, Any] = {}
-    for f in fields(cls):
-        name = f.name
-        if name not in data:
-            continue  # a field with a default (or a missing one: the constructor says)
-        value = data[name]
-        what = f"{kind}.{name}"
-        if name in _SEAT_FIELDS:
-            value = _opt_int(value, what)
-            if value is not None and not 0 <= value < players:
-                raise FrameError(f"{what}: no seat {value}")
-        elif name == "card":
-            value = _card(value)
-        elif name == "call":
-            value = bool(value) if cls is not ev.Flipped else _rank(value)
-        elif name in ("winners", "seats"):
-            value = _ints(value, what)
-        elif name == "shares":
-            value = tuple((s, int(v)) for s, v in _pairs(value, what, optional=False))
-        elif name == "reactions":
-            value = _pairs(value, what, optional=cls is ev.PickedUp)
-        elif name in ("reaction_ms",):
-            value = _num(value, what)
-        elif name in ("cards",):
-            value = _int(value, what)
-        elif name in ("penalty", "reason"):
-            if not isinstance(value, str):
-                raise FrameError(f"{what}: not a string")
-        elif name == "match":
-            value = bool(value)
-        values[name] = value
-    try:
-        event: Event = cls(**values)
-    except TypeError as exc:
-        raise FrameError(f"{kind}: {exc}") from None
-    return event
+view_from_dict = decode_view
+"""The engine's :class:`View` from an update's ``view`` (the protocol's
+``ViewFrame``: ``View.to_dict()`` plus ``flip_id``); :class:`FrameError` if not."""
+event_from_dict = decode_event
+"""The engine's event from one of an update's ``events`` (``players``: the seat
+count); ``None`` for an event type this client does not know (a newer
+server's); :class:`FrameError` for a known type in a wrong shape."""
 
 
 # ------------------------------------------------------------------ the socket
 
 
 class FrameHandler(Protocol):
-    """What the client tells about the connection (all on the event loop)."""
+    """What the client tells about the connection (all on the event loop).
+    Frames arrive decoded and validated (:mod:`slapjack.protocol`)."""
 
-    def on_welcome(self, msg: dict[str, Any]) -> None: ...
+    def on_welcome(self, msg: Welcome) -> None: ...
 
-    def on_update(self, msg: dict[str, Any]) -> None: ...
+    def on_update(self, msg: Update) -> None: ...
 
-    def on_server_error(self, code: str, message: str) -> None:
+    def on_server_error(self, msg: ErrorFrame) -> None:
         """A typed ``error`` frame: the server refused something; nothing changed."""
         ...
 
@@ -605,59 +440,52 @@ class OnlineClient:
 
     async def _receive(self, ws: Any, text: str) -> None:
         try:
-            msg = json.loads(text)
-        except ValueError:
-            self.handler.on_bad_frame("not JSON")
+            msg = decode_server_frame(text)
+        except FrameError as exc:
+            self.handler.on_bad_frame(exc.message)
             return
-        if not isinstance(msg, dict):
-            self.handler.on_bad_frame("not an object")
-            return
-        kind = msg.get("type")
-        if kind == "ping":
-            ping_id = msg.get("id")
-            if isinstance(ping_id, bool) or not isinstance(ping_id, int) or ping_id < 0:
-                self.handler.on_bad_frame("ping without an id")
-                return
+        if isinstance(msg, Ping):
             # at once, before anything else: the server measures this round trip
-            await ws.send(self._frame("pong", id=ping_id, client_time=round(self.clock_ms(), 3)))
+            await ws.send(self._frame("pong", id=msg.id, client_time=round(self.clock_ms(), 3)))
             self.pongs += 1
             return
         try:
-            if kind == "welcome":
+            if isinstance(msg, Welcome):
                 self._attempt = 0  # the room took us: the next drop starts the back-off anew
                 self.handler.on_welcome(msg)
-            elif kind == "update":
+            elif isinstance(msg, Update):
                 self.handler.on_update(msg)
-            elif kind == "error":
-                code = msg.get("code")
-                message = msg.get("message")
-                self.handler.on_server_error(
-                    code[:40] if isinstance(code, str) else "error",
-                    message[:200] if isinstance(message, str) else "",
-                )
             else:
-                self.handler.on_bad_frame(f"unknown frame type {str(kind)[:40]!r}")
+                self.handler.on_server_error(msg)
         except Exception as exc:
             # a frame this client cannot make sense of must not end the game
             log.debug("frame %.200r: %r", text, exc, exc_info=True)
             try:
-                self.handler.on_bad_frame(f"{kind}: {type(exc).__name__}")
+                self.handler.on_bad_frame(f"{msg.type}: {type(exc).__name__}")
             except Exception:  # the screen is gone (the app is closing): nothing to show
                 log.debug("cannot show a bad frame", exc_info=True)
 
     def _frame(self, kind: str, **values: Any) -> str:
-        return json.dumps({"v": PROTOCOL_VERSION, "type": kind, **values})
+        """A client frame, built and checked by the protocol's model (a field the
+        server would refuse raises ``ValidationError`` here, before it is sent)."""
+        frame = CLIENT_MESSAGE.validate_python({"v": PROTOCOL_VERSION, "type": kind, **values})
+        return frame.model_dump_json(exclude_unset=True)
 
     def send(self, kind: str, **values: Any) -> bool:
         """Queue a frame (``flip``, ``slap``, …); the seat token is added.
         ``False`` when not connected (the action is dropped, as a click on a
-        dead page would be)."""
+        dead page would be), or when the server would refuse the frame (no
+        token: a spectator's; a field out of range), which is logged."""
         queue = self._queue
         if queue is None or self._ws is None:
             return False
-        frame = {"type": kind, "token": self.token, **values}
-        self.sent.append(frame)
-        queue.put_nowait(self._frame(kind, token=self.token, **values))
+        try:
+            text = self._frame(kind, token=self.token, **values)
+        except ValidationError as exc:
+            log.warning("not sent: a %s frame the server would refuse: %s", kind, exc)
+            return False
+        self.sent.append({"type": kind, "token": self.token, **values})
+        queue.put_nowait(text)
         return True
 
     async def close(self) -> None:

@@ -34,17 +34,25 @@ class OnlineApp(BaseApp):
         tick_s: float = 0.1,
         reconnect: bool = True,
         seats: SeatStore | None = None,
+        seat: Seat | None = None,
+        saved: bool = False,
     ) -> None:
         super().__init__()
         self.target = target
         self.player_name = name
         self.token = token
         self.lang = detect_lang(lang)
+        self.too_small_note = "too_small.online"
         self.tick_s = tick_s
         self.reconnect = reconnect
         self.seats = seats
+        self.joined = seat
+        """A seat taken before the app opened (``slapjack tui --join`` joins first)."""
+        self.joined_saved = saved
         self.game = RemoteGame(code=target.code, name=name or "", keys=keys, clock_ms=monotonic_ms)
         self.client: OnlineClient | None = None
+        if seat is not None:
+            self._take(seat)
 
     def on_mount(self) -> None:
         self.push_screen(OnlineScreen(self.game, self.lang, tick_s=self.tick_s))
@@ -54,7 +62,16 @@ class OnlineApp(BaseApp):
         game = self.game
         target = self.target
         from_store = False
-        if self.token is None and self.player_name:
+        if self.joined is not None:
+            from_store = self.joined_saved
+            self._take(self.joined)
+            if from_store:
+                game.note("online.rejoining", number=self.joined.seat + 1, who=self.joined.name)
+            else:
+                game.note("online.token_hint", code=target.code, token=self.joined.token)
+                if self.seats is not None:
+                    game.note("online.seat_saved", code=target.code)
+        elif self.token is None and self.player_name:
             saved = self.seats.get(target, self.player_name) if self.seats else None
             if saved is not None:
                 from_store = True

@@ -1,5 +1,5 @@
 """An online table as the terminal draws it: the server's frames in, a
-:class:`~slapjack.tui.controller.TableState` out. Nothing here knows Textual.
+:class:`~slapjack.tui.state.TableState` out. Nothing here knows Textual.
 
 :class:`RemoteGame` is the :class:`~slapjack.tui.online.FrameHandler` of an
 :class:`~slapjack.tui.online.OnlineClient`. It turns each ``update`` into the
@@ -24,32 +24,45 @@ from typing import Any, Final
 
 from slapjack.core import Event, Rules, SlapjackError, View
 from slapjack.core.events import RaceTied
+from slapjack.live import Tally
+from slapjack.protocol import (
+    ErrorCode,
+    ErrorFrame,
+    FrameError,
+    RoomInfo,
+    RoomStatus,
+    Update,
+    Welcome,
+    decode_event,
+    decode_view,
+)
 
-from .config import BOT_LEVELS, DEFAULT_KEYS, SeatSpec
-from .controller import LogItem, Note, SeatStats, TableState, log_events
-from .online import FrameError, event_from_dict, monotonic_ms, view_from_dict
+from .config import DEFAULT_KEYS, SeatSpec
+from .online import monotonic_ms
+from .state import LogItem, Note, SeatStats, TableState, log_events
 
-KNOWN_ERRORS: Final = frozenset(
+KNOWN_ERRORS: Final[frozenset[ErrorCode]] = frozenset(
     {
-        "bad_json",
-        "bad_message",
-        "too_large",
-        "bad_token",
-        "not_your_turn",
-        "stale_flip",
-        "game_over",
-        "not_settled",
-        "not_started",
-        "player_out",
-        "spectator",
-        "rate_limited",
-        "room_closed",
-        "room_full",
-        "unknown_room",
-        "server_full",
+        ErrorCode.BAD_JSON,
+        ErrorCode.BAD_MESSAGE,
+        ErrorCode.TOO_LARGE,
+        ErrorCode.BAD_TOKEN,
+        ErrorCode.NOT_YOUR_TURN,
+        ErrorCode.STALE_FLIP,
+        ErrorCode.GAME_OVER,
+        ErrorCode.NOT_SETTLED,
+        ErrorCode.NOT_STARTED,
+        ErrorCode.PLAYER_OUT,
+        ErrorCode.SPECTATOR,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.ROOM_CLOSED,
+        ErrorCode.ROOM_FULL,
+        ErrorCode.UNKNOWN_ROOM,
+        ErrorCode.SERVER_FULL,
     }
 )
-"""Server error codes with a text of their own (``srv.CODE`` in i18n)."""
+"""The error codes with a text of their own (``srv.CODE`` in the terminal's
+texts); every other code is shown as ``srv.other`` with the server's message."""
 
 
 NOTICE_MS: Final = 5000.0
@@ -91,8 +104,10 @@ class RemoteGame:
         self.clock_ms = clock_ms
         self.on_change = on_change
         self.send: Sender = lambda kind, **fields: False
-        self.info: dict[str, Any] = {}
-        self.room: dict[str, Any] = {}
+        self.info: RoomInfo | None = None
+        """The room as the latest ``welcome`` described it."""
+        self.room: RoomStatus | None = None
+        """The room's status from the latest ``update``."""
         self.status = "connecting"
         self.connection = "connecting"
         self.view: View | None = None
@@ -116,6 +131,7 @@ class RemoteGame:
         self._end_ms: float | None = None
         self._serial = 0
         self._lost = False
+        self._tally: Tally | None = None
 
     # ----------------------------------------------------------------- clock
 
@@ -132,7 +148,7 @@ class RemoteGame:
 
     @property
     def fixed_tempo(self) -> bool:
-        return self.info.get("tempo") == "fixed"
+        return self.info is not None and self.info.tempo == "fixed"
 
     @property
     def playing(self) -> bool:
@@ -148,22 +164,17 @@ class RemoteGame:
 
     # ------------------------------------------------------------- handler
 
-    def on_welcome(self, msg: dict[str, Any]) -> None:
-        room = msg.get("room")
-        if isinstance(room, dict):
-            self.info = room
-            status = room.get("status")
-            if isinstance(status, str):
-                self.status = status
-            try:
-                self.rules = Rules.from_options(room.get("rules") or {}, room.get("game"))
-            except (SlapjackError, TypeError, ValueError, AttributeError):
-                self.rules = None
-        seat = msg.get("seat")
-        self.seat = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-        name = msg.get("name")
-        if isinstance(name, str):
-            self.name = name
+    def on_welcome(self, msg: Welcome) -> None:
+        room = msg.room
+        self.info = room
+        self.status = room.status
+        try:
+            self.rules = Rules.from_options(room.rules, room.game)
+        except SlapjackError:
+            self.rules = None
+        self.seat = msg.seat
+        if msg.name is not None:
+            self.name = msg.name
         if not self.welcomed:
             if self.seat is not None:
                 self._note("online.joined", number=self.seat + 1, who=self.name, code=self.code)
@@ -172,33 +183,26 @@ class RemoteGame:
         self.welcomed = True
         self._publish()
 
-    def on_update(self, msg: dict[str, Any]) -> None:
+    def on_update(self, msg: Update) -> None:
         received = self.clock_ms()
-        room = msg.get("room")
-        room = room if isinstance(room, dict) else {}
-        raw_view = msg.get("view")
+        room = msg.room
         try:
-            view = view_from_dict(raw_view) if raw_view is not None else None
+            view = decode_view(msg.view) if msg.view is not None else None
             events: list[Event] = []
-            raw_events = msg.get("events") or []
-            if not isinstance(raw_events, list):
-                raise FrameError("events: not a list")
             unknown = 0
-            for raw in raw_events:
-                event = event_from_dict(raw, len(view.players) if view else 0)
+            for raw in msg.events:
+                event = decode_event(raw, len(view.players) if view else 0)
                 if event is None:
                     unknown += 1
                 else:
                     events.append(event)
         except FrameError as exc:
-            self.on_bad_frame(str(exc))
+            self.on_bad_frame(exc.message)
             return
         self.room = room
-        status = room.get("status")
-        if isinstance(status, str):
-            self.status = status
-        game_no = room.get("game_no")
-        if isinstance(game_no, int) and game_no != self.game_no:
+        self.status = room.status
+        game_no = room.game_no
+        if game_no != self.game_no:
             if self.game_no and self.view is not None:  # a rematch (not the first deal)
                 self._new_game()
             self.game_no = game_no
@@ -223,8 +227,9 @@ class RemoteGame:
             self.notice = None
         self._publish()
 
-    def on_server_error(self, code: str, message: str) -> None:
-        if code == "stale_flip" and self._flip_sent is not None:
+    def on_server_error(self, msg: ErrorFrame) -> None:
+        code, message = msg.code, msg.message[:200]
+        if code is ErrorCode.STALE_FLIP and self._flip_sent is not None:
             self._flip_sent = None
         key = f"srv.{code}" if code in KNOWN_ERRORS else "srv.other"
         self.notice = Notice(
@@ -375,7 +380,33 @@ class RemoteGame:
         self._cue += 1
         self._shown_at = None
 
+    def _count(self, events: list[Event]) -> None:
+        """Count the game's events for the results table (Jacks won, fastest
+        reaction, wrong slaps), as the local table's tally does."""
+        n = len(self.view.players) if self.view is not None else 0
+        if self._tally is None or len(self._tally.jacks) != n:
+            self._tally = Tally(n)
+        self._tally.count(events)
+
+    def seat_stats(self, n: int) -> tuple[SeatStats, ...]:
+        """Per seat: Jacks won (or pick-ups), fastest reaction, wrong slaps, from
+        the events this client has seen of this game (all of them unless it
+        joined late or was disconnected)."""
+        tally = self._tally
+        if tally is None or len(tally.jacks) != n:
+            return tuple(SeatStats() for _ in range(n))
+        return tuple(
+            SeatStats(
+                tally.jacks[s] + tally.shares[s],
+                tally.pickups[s] + tally.wrong_pickups[s],
+                tally.fastest[s],
+                tally.wrong[s],
+            )
+            for s in range(n)
+        )
+
     def _new_game(self) -> None:
+        self._tally = None
         self._banner = ()
         self._reactions = ()
         self._slap_sent = self._call_sent = self._flip_sent = None
@@ -386,6 +417,7 @@ class RemoteGame:
             self.notice = None
 
     def _absorb(self, events: list[Event]) -> None:
+        self._count(events)
         results, reactions = log_events(self._log, events)
         if results:
             self._banner = results
@@ -393,26 +425,18 @@ class RemoteGame:
             if self.notice is not None and self.notice.key == "online.you_slapped":
                 self.notice = None
 
-    def _timers(self, room: Mapping[str, Any], received: float) -> None:
+    def _timers(self, room: RoomStatus, received: float) -> None:
         """Server deadlines (its clock) as client-clock deadlines: the time
         left when the frame was sent, counted from when it arrived."""
-        now = room.get("now")
-        timers = room.get("timers")
-        self._turn_deadline = None
-        self._end_ms = None
-        if not isinstance(now, int | float) or not isinstance(timers, Mapping):
-            return
 
-        def local(name: str) -> float | None:
-            deadline = timers.get(name)
-            if isinstance(deadline, bool) or not isinstance(deadline, int | float):
-                return None
-            return received + max(0.0, float(deadline) - float(now))
+        def local(deadline: float | None) -> float | None:
+            return None if deadline is None else received + max(0.0, deadline - room.now)
 
         view = self.view
+        self._turn_deadline = None
         if view is not None and not view.over and view.turn is not None and not view.race_open:
-            self._turn_deadline = local("turn")
-        self._end_ms = local("time_limit")
+            self._turn_deadline = local(room.timers.turn)
+        self._end_ms = local(room.timers.time_limit)
 
     def _note(self, key: str, **values: object) -> None:
         self._log.append(Note(key, tuple(values.items())))
@@ -424,55 +448,37 @@ class RemoteGame:
 
     # ------------------------------------------------------- who sits where
 
-    def _info_seats(self) -> list[Mapping[str, Any]]:
-        seats = self.info.get("seats")
-        if not isinstance(seats, list):
-            return []
-        return [s for s in seats if isinstance(s, Mapping)]
-
     def seat_names(self) -> list[str | None]:
         """Every seat's name (``None``: free), from the latest update, else the
         room info of the welcome."""
         if self.view is not None:
             return list(self.view.players)
-        names = self.room.get("names")
-        if not isinstance(names, list):
-            names = [s.get("name") for s in self._info_seats()]
-        return [n if isinstance(n, str) and n else None for n in names]
+        if self.room is not None:
+            names = self.room.names
+        else:
+            names = [s.name for s in self.info.seats] if self.info is not None else []
+        return [n or None for n in names]
 
     def seat_bots(self) -> dict[int, str]:
         """Bot seats and covered seats (a bot plays for an absent person): their level."""
-        bots = self.room.get("bots")
-        if isinstance(bots, Mapping):
-            pairs = [(k, v) for k, v in bots.items()]
-        else:
-            pairs = [(s.get("seat"), s.get("bot")) for s in self._info_seats()]
-        out: dict[int, str] = {}
-        for seat, level in pairs:
-            try:
-                number = int(seat)
-            except (TypeError, ValueError):
-                continue
-            if isinstance(level, str) and level in BOT_LEVELS:
-                out[number] = level
-        return out
+        if self.room is not None:
+            return {int(seat): level for seat, level in self.room.bots.items()}
+        seats = self.info.seats if self.info is not None else []
+        return {s.seat: s.bot for s in seats if s.bot is not None}
 
     def seat_connected(self) -> list[bool]:
-        connected = self.room.get("connected")
-        if not isinstance(connected, list):
-            connected = [s.get("connected") for s in self._info_seats()]
-        return [bool(c) for c in connected]
+        if self.room is not None:
+            return list(self.room.connected)
+        return [s.connected for s in self.info.seats] if self.info is not None else []
 
     @property
     def starting(self) -> bool:
         """The room is full and starts in a moment."""
-        timers = self.room.get("timers")
-        return isinstance(timers, Mapping) and timers.get("start") is not None
+        return self.room is not None and self.room.timers.start is not None
 
     @property
     def room_name(self) -> str:
-        name = self.info.get("name")
-        return name if isinstance(name, str) else ""
+        return self.info.name if self.info is not None else ""
 
     def seats(self) -> tuple[SeatSpec, ...]:
         """Who sits where: our seat with its keys, bots (and covered seats) with
@@ -505,7 +511,7 @@ class RemoteGame:
             end_ms=self._end_ms,
             cue=self._cue,
             shown=self._shown_at is not None or not view.centre_top,
-            stats=tuple(SeatStats() for _ in view.players),
+            stats=self.seat_stats(len(view.players)),
             seed=None,
             saved_to=None,
             serial=self._serial,

@@ -6,11 +6,15 @@ they were given and the time they were told.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
+from rich import box
 from rich.align import Align
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -32,10 +36,10 @@ from slapjack.core.events import (
     WrongSlap,
 )
 from slapjack.core.rules import IrishGoal
+from slapjack.core.timing import is_false_start, measured_reaction
 from slapjack.texts import game_label, preset_label
 
 from .config import FALSE_START_MS, SeatSpec
-from .controller import LogItem, Note, TableState
 from .i18n import (
     card_label,
     card_long_name,
@@ -46,11 +50,26 @@ from .i18n import (
     suit_symbol,
     tr,
 )
+from .state import LogItem, Note, TableState
 
 RED: Final = "bold red"
 BLACK: Final = "bold"
-CARD_SMALL: Final = (11, 7)
-CARD_LARGE: Final = (15, 11)
+NBSP: Final = "\u00a0"
+"""Joins the words of one value (a name, ``212 ms``, ``3 cards``): lines break
+between values, never inside one (see :func:`wrap_text`)."""
+CARD_SIZES: Final = ((11, 7), (15, 11), (21, 15), (27, 19), (33, 23), (41, 29))
+"""The top card's sizes (width, height in cells), smallest first; the table
+draws the largest that fits (a card's sides are about 5:7, a cell 1:2)."""
+CARD_SMALL: Final = CARD_SIZES[0]
+CARD_LARGE: Final = CARD_SIZES[1]
+PEEK: Final = 4
+"""How much of each face-up card under the top one shows (its left edge and rank)."""
+MAX_UNDER: Final = 4
+
+
+def value(text: object) -> str:
+    """``text`` as one unbreakable value (its spaces become no-break spaces)."""
+    return str(text).replace(" ", NBSP)
 
 
 def card_style(card: int) -> str:
@@ -80,60 +99,203 @@ _GLYPHS: Final[dict[str, tuple[str, str, str]]] = {
     "B": ("█▀▄", "█▀▄", "▀▀ "),
     "D": ("█▀▄", "█ █", "▀▀ "),
 }
+_HALF: Final = {" ": (0, 0), "▀": (1, 0), "▄": (0, 1), "█": (1, 1)}
+_CELL: Final = {v: k for k, v in _HALF.items()}
 
 
-def big_rank(rank: str) -> tuple[str, str, str]:
-    """The rank in a three-line block font (``10`` is two glyphs)."""
+def big_rank(rank: str, scale: int = 1) -> tuple[str, ...]:
+    """The rank in a block font of half-block pixels, ``3 * scale`` lines high
+    (``10`` is two glyphs)."""
     glyphs = [_GLYPHS[ch] for ch in rank]
-    return (
-        " ".join(g[0] for g in glyphs),
-        " ".join(g[1] for g in glyphs),
-        " ".join(g[2] for g in glyphs),
+    rows = tuple(" ".join(g[k] for g in glyphs) for k in range(3))
+    if scale == 1:
+        return rows
+    # each cell is two pixels, top and bottom: scale the pixels, pack them again
+    pixels = [[_HALF[ch][half] for ch in row] for row in rows for half in (0, 1)]
+    big = [[p for p in line for _ in range(scale)] for line in pixels for _ in range(scale)]
+    return tuple(
+        "".join(_CELL[(top, bottom)] for top, bottom in zip(big[k], big[k + 1], strict=True))
+        for k in range(0, len(big), 2)
     )
 
 
-def card_art(card: int | None, lang: str, *, large: bool = False) -> Text:
-    """The top card drawn as a box: rank and suit in the corners and, on the
-    large card, the rank in big letters. ``None`` draws an empty place. Red
-    suits are red; the suit symbols tell the suits apart without colour."""
-    width, height = CARD_LARGE if large else CARD_SMALL
+class Canvas:
+    """A grid of styled cells to draw overlapping cards on."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.cells = [[(" ", "")] * width for _ in range(height)]
+
+    def put(self, x: int, y: int, text: str, style: str = "") -> None:
+        if not 0 <= y < self.height:
+            return
+        row = self.cells[y]
+        for k, ch in enumerate(text):
+            if 0 <= x + k < self.width:
+                row[x + k] = (ch, style)
+
+    def text(self) -> Text:
+        out = Text()
+        for y, row in enumerate(self.cells):
+            if y:
+                out.append("\n")
+            run, style = "", row[0][1] if row else ""
+            for ch, st in row:
+                if st != style:
+                    out.append(run, style=style or None)
+                    run, style = "", st
+                run += ch
+            out.append(run, style=style or None)
+        return out
+
+
+def _glyph_scale(width: int, height: int) -> int:
+    if height < CARD_LARGE[1]:
+        return 0
+    return max(1, min((height - 8) // 3, (width - 4) // 7, 4))
+
+
+def draw_card(
+    canvas: Canvas, x: int, y: int, card: int | None, lang: str, size: tuple[int, int]
+) -> None:
+    """A card face at ``(x, y)``: rank and suit in the corners and, from the
+    second size on, the rank in big letters between two suits. ``None`` draws
+    an empty place. Red suits are red; the suit symbols tell the suits apart
+    without colour."""
+    width, height = size
     inner = width - 2
     if card is None:
-        lines = ["╭" + "┄" * inner + "╮"]
-        lines += ["┆" + " " * inner + "┆" for _ in range(height - 2)]
-        lines.append("╰" + "┄" * inner + "╯")
-        return Text("\n".join(lines), style="dim")
+        canvas.put(x, y, "╭" + "┄" * inner + "╮", "dim")
+        for k in range(1, height - 1):
+            canvas.put(x, y + k, "┆" + " " * inner + "┆", "dim")
+        canvas.put(x, y + height - 1, "╰" + "┄" * inner + "╯", "dim")
+        return
     rank = rank_label(rank_of(card), lang)
     suit = suit_symbol(card)
     style = card_style(card)
-    rows: list[str] = [" " * inner for _ in range(height - 2)]
+    canvas.put(x, y, "╭" + "─" * inner + "╮", style)
+    for k in range(1, height - 1):
+        canvas.put(x, y + k, "│" + " " * inner + "│", style)
+    canvas.put(x, y + height - 1, "╰" + "─" * inner + "╯", style)
+    left, top = x + 1, y + 1
+    rows = height - 2
+    canvas.put(left + 1, top, rank, style)
+    canvas.put(left + 1, top + 1, suit, style)
+    canvas.put(left + inner - 1 - len(rank), top + rows - 1, rank, style)
+    canvas.put(left + inner - 2, top + rows - 2, suit, style)
+    scale = _glyph_scale(width, height)
+    if not scale:
+        canvas.put(left + inner // 2, top + rows // 2, suit, style)
+        return
+    glyph = big_rank(rank, scale)
+    first = (rows - len(glyph)) // 2
+    col = (inner - len(glyph[0])) // 2
+    for k, line in enumerate(glyph):
+        for j, ch in enumerate(line):
+            if ch != " ":
+                canvas.put(left + col + j, top + first + k, ch, style)
+    canvas.put(left + inner // 2, top + first - 1, suit, style)
+    canvas.put(left + inner // 2, top + first + len(glyph), suit, style)
 
-    def put(row: int, col: int, text: str) -> None:
-        line = rows[row]
-        rows[row] = line[:col] + text + line[col + len(text) :]
 
-    put(0, 1, rank)
-    put(1, 1, suit)
-    put(height - 3, inner - 1 - len(rank), rank)
-    put(height - 4, inner - 2, suit)
-    middle = (height - 2) // 2
-    if large:
-        glyph = big_rank(rank)
-        left = (inner - len(glyph[0])) // 2
-        for k, line in enumerate(glyph):
-            put(middle - 1 + k, left, line)
-        put(middle - 2, inner // 2, suit)
-        put(middle + 2, inner // 2, suit)
-    else:
-        put(middle, inner // 2, suit)
-    out = Text()
-    out.append("╭" + "─" * inner + "╮\n", style=style)
-    for row in rows:
-        out.append("│", style=style)
-        out.append(row, style=style)
-        out.append("│\n", style=style)
-    out.append("╰" + "─" * inner + "╯", style=style)
-    return out
+def draw_back(canvas: Canvas, x: int, y: int, size: tuple[int, int]) -> None:
+    """A face-down card (penalty cards under the pile)."""
+    width, height = size
+    inner = width - 2
+    canvas.put(x, y, "╭" + "─" * inner + "╮", "blue")
+    for k in range(1, height - 1):
+        canvas.put(x, y + k, "│" + "▚" * inner + "│", "blue")
+    canvas.put(x, y + height - 1, "╰" + "─" * inner + "╯", "blue")
+
+
+def card_art(
+    card: int | None, lang: str, *, large: bool = False, size: tuple[int, int] | None = None
+) -> Text:
+    """The card alone as text (``size``, else the small or the large size)."""
+    width, height = size or (CARD_LARGE if large else CARD_SMALL)
+    canvas = Canvas(width, height)
+    draw_card(canvas, 0, 0, card, lang, (width, height))
+    return canvas.text()
+
+
+def pile_art(view: View, lang: str, size: tuple[int, int], under: int = MAX_UNDER) -> Text:
+    """The top card with the face-up cards under it fanned out to its left
+    (their ranks show) and, when penalty cards lie face down under the pile,
+    a card back at the far left."""
+    width, height = size
+    below = list(view.centre_top[:-1])[-under:] if under > 0 else []
+    back = view.centre_face_down > 0 and view.top is not None
+    peeks = len(below) + (1 if back else 0)
+    canvas = Canvas(width + PEEK * peeks, height)
+    x = 0
+    if back:
+        draw_back(canvas, x, 0, size)
+        x += PEEK
+    for card in below:
+        draw_card(canvas, x, 0, card, lang, size)
+        x += PEEK
+    draw_card(canvas, x, 0, view.top, lang, size)
+    return canvas.text()
+
+
+def card_size(width: int, height: int) -> tuple[int, int]:
+    """The largest card size that fits ``width`` × ``height`` cells (the smallest
+    when none does)."""
+    fitting = [s for s in CARD_SIZES if s[0] <= width and s[1] <= height]
+    return fitting[-1] if fitting else CARD_SIZES[0]
+
+
+def wrap_text(text: Text, width: int, indent: int = 2) -> list[Text]:
+    """``text`` in lines of at most ``width`` cells, broken only at plain
+    spaces (a value joined by :data:`NBSP` stays whole), later lines indented
+    by ``indent``; the no-break spaces come out as plain ones. A single word
+    longer than a line is cut with an ellipsis."""
+    width = max(1, width)
+    plain = text.plain
+    words = [(m.start(), m.end()) for m in re.finditer(r"[^ ]+", plain)]
+    if not words:
+        return [Text()]
+    lines: list[Text] = []
+    first, last = words[0]
+    for start, end in words[1:]:
+        room = width - (indent if lines else 0)
+        if cell_len(plain[first:end]) <= room:
+            last = end
+            continue
+        lines.append(_line(text, first, last, room, indent if lines else 0))
+        first, last = start, end
+    room = width - (indent if lines else 0)
+    lines.append(_line(text, first, last, room, indent if lines else 0))
+    return lines
+
+
+def _line(text: Text, start: int, end: int, room: int, indent: int) -> Text:
+    line = text[start:end]
+    line.plain = line.plain.replace(NBSP, " ")  # the same length: the styles stay
+    if line.cell_len > room:
+        line.truncate(max(1, room), overflow="ellipsis")
+    if indent:
+        line = Text(" " * indent) + line
+    return line
+
+
+class Wrapped:
+    """Lines of text that wrap to the width they are given with :func:`wrap_text`."""
+
+    def __init__(self, lines: Sequence[Text], indent: int = 2) -> None:
+        self.lines = list(lines)
+        self.indent = indent
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        out: list[Text] = []
+        for line in self.lines:
+            out.extend(wrap_text(line, options.max_width, self.indent))
+        yield Text("\n").join(out)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max((line.cell_len for line in self.lines), default=0)
+        return Measurement(min(widest, 8), widest)
 
 
 def key_label(key: str) -> str:
@@ -152,25 +314,44 @@ def seat_label(seat: SeatSpec, lang: str, *, say_it: bool = False) -> str:
     return f"[{key_label(seat.slap_key)}]"
 
 
-def seats_table(state: TableState, lang: str, now_ms: float) -> RichTable:
-    """One row per seat: turn marker, name, key or bot level, cards, status."""
+BAR_CELLS: Final = 13
+"""The stack bar: one cell for every four cards (eighths in between)."""
+_EIGHTHS: Final = " ▏▎▍▌▋▊▉"
+
+
+def stack_bar(count: int, total: int = 52, cells: int = BAR_CELLS) -> str:
+    """``count`` of ``total`` cards as a bar of ``cells`` cells."""
+    eighths = round(count * cells * 8 / max(1, total))
+    full, part = divmod(min(eighths, cells * 8), 8)
+    bar = "█" * full + (_EIGHTHS[part] if part else "")
+    return bar.ljust(cells)
+
+
+def seats_table(state: TableState, lang: str, now_ms: float, width: int = 0) -> RichTable:
+    """One row per seat: turn marker, name, key or bot level, cards (with a bar
+    when ``width`` leaves room for one), status (turn timer, ✓ slapped, out,
+    empty)."""
     view = state.view
-    grid = RichTable.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=1)
-    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-    grid.add_column(no_wrap=True)
-    grid.add_column(justify="right", no_wrap=True)
+    labels = [seat_label(s, lang, say_it=view.rules.say_it) for s in state.seats]
+    names = max((cell_len(s.name) for s in state.seats), default=4)
+    needed = 1 + min(names, 24) + max(map(cell_len, labels), default=0) + 2 + 6 + 4
+    bar = width >= needed + BAR_CELLS + 1
+    grid = RichTable.grid(padding=(0, 1), expand=False)
+    grid.add_column(width=1, no_wrap=True)
+    grid.add_column(no_wrap=True, overflow="ellipsis", max_width=24)
+    grid.add_column(no_wrap=True, overflow="ellipsis")
+    grid.add_column(justify="right", no_wrap=True, min_width=2)
+    if bar:
+        grid.add_column(no_wrap=True, width=BAR_CELLS)
     grid.add_column(no_wrap=True, min_width=5)
     finished = set(view.out_order) if view.rules.is_irish else set()
     for i, seat in enumerate(state.seats):
         on_turn = view.turn == i and not view.over
         marker = Text("▶", style="bold reverse") if on_turn else Text(" ")
         name = Text(seat.name, style="bold" if on_turn else "")
-        label = Text(
-            seat_label(seat, lang, say_it=view.rules.say_it),
-            style="cyan" if seat.is_human else "dim",
-        )
-        cards = Text(str(view.stack_sizes[i]))
+        label = Text(labels[i], style="cyan" if seat.is_human else "dim")
+        count = view.stack_sizes[i]
+        cards = Text(str(count), style="bold" if on_turn else "")
         status = Text()
         if view.out[i]:
             word = "safe" if i in finished and i != view.loser else "out"
@@ -181,9 +362,13 @@ def seats_table(state: TableState, lang: str, now_ms: float) -> RichTable:
         elif on_turn and state.turn_deadline_ms is not None and seat.is_human:
             left = max(0.0, state.turn_deadline_ms - now_ms) / 1000.0
             status = Text(f"{left:.1f}s", style="bold" if left > 1.5 else "bold red")
-        elif view.stack_sizes[i] == 0:
+        elif count == 0:
             status = Text(tr(lang, "empty"), style="italic")
-        grid.add_row(marker, name, label, cards, status)
+        row: list[Text] = [marker, name, label, cards]
+        if bar:
+            row.append(Text(stack_bar(count), style="green" if on_turn else "grey50"))
+        row.append(status)
+        grid.add_row(*row)
     return grid
 
 
@@ -195,33 +380,56 @@ def game_title(rules: Rules, lang: str) -> str:
     return title + (" *" if rules.overrides else "")
 
 
-def centre_group(view: View, lang: str, *, large: bool = False) -> RenderableType:
-    """The Irish Snap call, the top card, the face-up cards under it, the pile
-    size (each line centred)."""
-    parts: list[Text] = []
+def race_live(state: TableState) -> bool:
+    """A race on the top card is open and the card is on screen. Only then is
+    it shown: a race mark drawn before the card would tell a Jack (or a
+    match) before the card itself does."""
+    view = state.view
+    return view.race_open and state.shown and not view.over and view.top is not None
+
+
+def pile_line(view: View, lang: str) -> str:
+    if view.centre_size == 0:
+        return tr(lang, "pile_empty")
+    if view.centre_face_down:
+        return tr(lang, "pile_hidden", count=view.centre_size, hidden=view.centre_face_down)
+    return tr(lang, "pile", count=view.centre_size)
+
+
+def centre_group(state: TableState, lang: str, width: int, height: int) -> RenderableType:
+    """The Irish Snap call, the pile (the top card as large as ``width`` ×
+    ``height`` allows, the cards under it fanned out), the top card in words,
+    who has slapped while a race is open (each line centred)."""
+    view = state.view
+    head: list[Text] = []
     if view.rules.is_irish:
         if view.top_call is not None:
             call = tr(lang, "call_now", rank=rank_label(view.top_call, lang))
-            parts.append(Text(f" {call} ", style="bold reverse"))
+            head.append(Text(f" {call} ", style="bold reverse"))
         elif view.next_call is not None:
-            parts.append(Text(tr(lang, "next_call", rank=rank_label(view.next_call, lang))))
-    parts.append(card_art(view.top, lang, large=large))
-    under = Text()
-    for card in view.centre_top[:-1]:
-        under.append(card_label(card, lang), style=card_style(card))
-        under.append(" ")
-    parts.append(under)
+            head.append(Text(tr(lang, "next_call", rank=rank_label(view.next_call, lang))))
+    foot: list[Text] = []
     if view.top is not None:
-        parts.append(Text(card_long_name(view.top, lang), style="italic"))
-    if view.centre_size == 0:
-        parts.append(Text(tr(lang, "pile_empty"), style="dim"))
-    elif view.centre_face_down:
-        parts.append(
-            Text(tr(lang, "pile_hidden", count=view.centre_size, hidden=view.centre_face_down))
-        )
+        foot.append(Text(card_long_name(view.top, lang), style="italic"))
     else:
-        parts.append(Text(tr(lang, "pile", count=view.centre_size)))
-    return Group(*(Align.center(part) for part in parts))
+        foot.append(Text(tr(lang, "pile_empty"), style="dim"))
+    if race_live(state):
+        names = [view.players[s] for s in view.slapped]
+        if view.reslap_among is not None:
+            among = join_names([view.players[s] for s in view.reslap_among], lang)
+            foot.append(Text(tr(lang, "race.reslap", names=among), style="bold yellow"))
+        elif names:
+            foot.append(
+                Text(tr(lang, "race.slapped", names=join_names(names, lang)), style="bold yellow")
+            )
+        else:
+            foot.append(Text(tr(lang, "race.open"), style="bold yellow"))
+    room = max(1, height - len(head) - len(foot) - 1)
+    size = card_size(width, room)
+    under = max(0, min(MAX_UNDER, (width - size[0]) // PEEK))
+    parts: list[RenderableType] = [*head, pile_art(view, lang, size, under), *foot]
+    gap = max(0, room - size[1]) // 3
+    return Group(*([Text()] * gap), *(Align.center(part) for part in parts))
 
 
 def reaction_label(ms: float | None, lang: str) -> str:
@@ -235,38 +443,84 @@ def reaction_label(ms: float | None, lang: str) -> str:
 def reactions_text(
     reactions: Sequence[tuple[int, float | None]], names: Sequence[str], lang: str
 ) -> Text:
-    """``Ben 212 ms · Anna 263 ms``: the winner first, bold."""
+    """``Ben 212 ms · Anna 263 ms``: the winner first, bold; each name and its
+    time one value (a line never breaks between them)."""
     out = Text()
     for k, (seat, ms) in enumerate(reactions):
         if k:
             out.append(" · ", style="dim")
-        out.append(f"{names[seat]} {reaction_label(ms, lang)}", style="bold" if k == 0 else "")
+        out.append(
+            value(f"{names[seat]} {reaction_label(ms, lang)}"), style="bold" if k == 0 else ""
+        )
     return out
 
 
 def _shares(shares: Sequence[tuple[int, int]], names: Sequence[str]) -> str:
-    return ", ".join(f"{names[s]} {n}" for s, n in shares)
+    return ", ".join(value(f"{names[s]} {n}") for s, n in shares)
+
+
+def _names(seats: Sequence[int], names: Sequence[str], lang: str) -> str:
+    return join_names([value(names[s]) for s in seats], lang)
+
+
+def display_log(items: Sequence[LogItem]) -> list[LogItem]:
+    """The log as it is shown: the slaps of a race in the order the race was
+    decided (fastest first, as the result's reaction times rank them; online
+    slaps arrive in any order), and without the separate false-start notes
+    (the slap's own line says it was a guess)."""
+    out: list[LogItem] = []
+    run: list[Slapped] = []
+
+    def flush(after: LogItem | None) -> None:
+        ranked = getattr(after, "reactions", ()) or ()
+        place = {seat: k for k, (seat, _ms) in enumerate(ranked)}
+        run.sort(key=lambda s: (place.get(s.seat, len(place)), s.reaction_ms))
+        out.extend(run)
+        run.clear()
+
+    for item in items:
+        if isinstance(item, Note) and item.key == "false_start":
+            continue
+        if isinstance(item, Slapped):
+            run.append(item)
+            continue
+        if run:
+            flush(item)
+        out.append(item)
+    if run:
+        flush(None)
+    return out
 
 
 def item_text(item: LogItem, state: TableState, lang: str) -> Text:
-    """One log line (also used for the result banner)."""
+    """One event (or note) as a sentence, for the log and the result panel;
+    every value in it (a name, a time, a number of cards) is one unbreakable word."""
     view = state.view
-    names = view.players
+    names = [value(n) for n in view.players]
     if isinstance(item, Note):
         return _note_text(item, state, lang)
     if isinstance(item, Flipped):
         card = card_text(item.card, lang)
         if item.call is None:
-            return Text.assemble(
-                *_split(tr(lang, "ev.flipped", name=names[item.seat], card="\0"), card)
-            )
-        call = rank_label(item.call, lang)
-        return Text.assemble(
-            *_split(tr(lang, "ev.flipped_call", name=names[item.seat], card="\0", call=call), card)
-        )
+            template = tr(lang, "ev.flipped", name=names[item.seat], card="\0")
+        else:
+            key = "ev.flipped_match" if item.match else "ev.flipped_call"
+            call = rank_label(item.call, lang)
+            template = tr(lang, key, name=names[item.seat], card="\0", call=call)
+        out = Text.assemble(*_split(template, card))
+        if item.match:
+            out.stylize("bold")
+        return out
     if isinstance(item, Slapped):
+        guess = is_false_start(item.reaction_ms)
         key = "ev.slapped_call" if item.call and view.rules.say_it else "ev.slapped"
-        return Text(tr(lang, key, name=names[item.seat], ms=reaction_label(item.reaction_ms, lang)))
+        ms = format_ms(measured_reaction(item.reaction_ms) if guess else item.reaction_ms, lang)
+        text = Text(
+            tr(lang, key + ("_guess" if guess else ""), name=names[item.seat], ms=value(ms))
+        )
+        if guess:
+            text.stylize("magenta")
+        return text
     if isinstance(item, WrongSlap):
         key = f"ev.wrong.{item.penalty}"
         if item.penalty == "pay_player" and item.to == item.seat:
@@ -275,7 +529,12 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
         return Text(tr(lang, key, name=names[item.seat], to=to), style="bold magenta")
     if isinstance(item, RaceWon):
         return Text(
-            tr(lang, "ev.race_won", name=names[item.winner], cards=cards_text(item.cards, lang)),
+            tr(
+                lang,
+                "ev.race_won",
+                name=names[item.winner],
+                cards=value(cards_text(item.cards, lang)),
+            ),
             style="bold green",
         )
     if isinstance(item, RaceTied):
@@ -283,18 +542,24 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
             tr(
                 lang,
                 "ev.race_tied",
-                ms=reaction_label(item.reaction_ms, lang),
-                names=join_names([names[s] for s in item.seats], lang),
+                ms=value(reaction_label(item.reaction_ms, lang)),
+                names=_names(item.seats, view.players, lang),
             ),
             style="bold yellow",
         )
     if isinstance(item, PileSplit):
         return Text(
-            tr(lang, "ev.pile_split", shares=_shares(item.shares, names)), style="bold green"
+            tr(lang, "ev.pile_split", shares=_shares(item.shares, view.players)),
+            style="bold green",
         )
     if isinstance(item, Forfeit):
         return Text(
-            tr(lang, "ev.forfeit", name=names[item.seat], shares=_shares(item.shares, names)),
+            tr(
+                lang,
+                "ev.forfeit",
+                name=names[item.seat],
+                shares=_shares(item.shares, view.players),
+            ),
             style="bold magenta",
         )
     if isinstance(item, NoSlap):
@@ -306,12 +571,19 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
                 lang,
                 f"ev.picked_up.{item.reason}",
                 name=names[item.seat],
-                cards=cards_text(item.cards, lang),
+                cards=value(cards_text(item.cards, lang)),
             ),
             style="bold magenta",
         )
     if isinstance(item, PileReturned):
-        return Text(tr(lang, "ev.pile_returned", name=names[item.seat], cards=item.cards))
+        return Text(
+            tr(
+                lang,
+                "ev.pile_returned",
+                name=names[item.seat],
+                cards=value(cards_text(item.cards, lang)),
+            )
+        )
     if isinstance(item, Eliminated):
         return Text(tr(lang, f"ev.out.{item.reason}", name=names[item.seat]), style="bold")
     if isinstance(item, Finished):
@@ -328,7 +600,7 @@ def item_text(item: LogItem, state: TableState, lang: str) -> Text:
                 tr(lang, "ev.game_over_loser", name=names[item.loser]), style="bold reverse"
             )
         return Text(
-            tr(lang, "ev.game_over", names=join_names([names[s] for s in item.winners], lang)),
+            tr(lang, "ev.game_over", names=_names(item.winners, view.players, lang)),
             style="bold reverse",
         )
     return Text(str(item))  # pragma: no cover - every event type is handled above
@@ -345,14 +617,35 @@ def _note_text(note: Note, state: TableState, lang: str) -> Text:
     view = state.view
     if note.key == "game_start":
         title = game_title(view.rules, lang)
-        return Text(tr(lang, "game_start", title=title, count=len(view.players)), style="dim")
+        count = len(view.players)
+        return Text(tr(lang, "game_start", title=value(title), count=count), style="dim")
     if "seat" in values:
         seat = values.pop("seat")
         values["name"] = view.players[seat] if isinstance(seat, int) else seat
     ms = values.get("ms")
     if isinstance(ms, float):
         values["ms"] = format_ms(ms, lang)
-    return Text(tr(lang, note.key, **values), style="italic")
+    return Text(tr(lang, note.key, **{k: value(v) for k, v in values.items()}), style="italic")
+
+
+def view_ranking(view: View) -> list[int]:
+    """Seats from first to last place, from what a view shows (an online
+    game's end screen; the same order as :meth:`slapjack.core.Game.ranking`)."""
+    n = len(view.players)
+    stacks = view.stack_sizes
+    if view.rules.is_irish:
+        if view.rules.irish_goal is IrishGoal.FIRST_OUT:
+            rest = sorted(
+                (s for s in range(n) if s not in view.winners), key=lambda s: (stacks[s], s)
+            )
+            return [*view.winners, *rest]
+        holders = sorted((s for s in range(n) if not view.out[s]), key=lambda s: (stacks[s], s))
+        return [*view.out_order, *holders]
+    still_in = sorted(
+        (s for s in range(n) if not view.out[s]),
+        key=lambda s: (s not in view.winners, -stacks[s], s),
+    )
+    return [*still_in, *reversed(view.out_order)]
 
 
 def clock_text(ms: float) -> str:
@@ -369,6 +662,15 @@ def status_text(state: TableState, lang: str) -> Text:
     if view.race_open and view.reslap_among is not None:
         names = join_names([view.players[s] for s in view.reslap_among], lang)
         return Text(tr(lang, "reslap_now", names=names), style="bold reverse yellow")
+    if race_live(state):
+        keys = [
+            f"{seat.name} [{key_label(seat.slap_key)}]"
+            for i, seat in enumerate(state.seats)
+            if seat.is_human and seat.slap_key and i not in view.slapped and not view.out[i]
+        ]
+        if keys:
+            return Text(tr(lang, "race.status", keys=" · ".join(keys)), style="bold yellow")
+        return Text(tr(lang, "race.status_none"), style="yellow")
     if view.turn is None:
         return Text(tr(lang, "waiting"), style="dim")
     seat = state.seats[view.turn]
@@ -378,3 +680,42 @@ def status_text(state: TableState, lang: str) -> Text:
             return Text(tr(lang, "turn_keys", name=seat.name, key=key), style="bold")
         return Text(tr(lang, "turn_space", name=seat.name), style="bold")
     return Text(tr(lang, "turn_of", name=seat.name), style="dim")
+
+
+def headline(state: TableState, lang: str) -> Text:
+    view = state.view
+    names = view.players
+    winners = [names[s] for s in view.winners]
+    if view.rules.is_irish and view.loser is not None:
+        return Text(tr(lang, "end.loser", name=names[view.loser]), style="bold")
+    if len(winners) > 1:
+        return Text(tr(lang, "end.winners", names=join_names(winners, lang)), style="bold")
+    return Text(tr(lang, "end.winner", names=join_names(winners, lang)), style="bold")
+
+
+def ranking_table(state: TableState, ranking: Sequence[int], lang: str) -> RichTable:
+    """Place, name, cards, Jacks won (pick-ups in Irish Snap), fastest reaction,
+    wrong slaps; the winners in bold green."""
+    view = state.view
+    irish = view.rules.is_irish
+    table = RichTable(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
+    table.add_column(tr(lang, "end.place"), justify="right")
+    table.add_column(tr(lang, "col.name"), no_wrap=True, max_width=24, overflow="ellipsis")
+    table.add_column(tr(lang, "end.cards"), justify="right")
+    table.add_column(tr(lang, "end.pickups" if irish else "end.jacks"), justify="right")
+    table.add_column(tr(lang, "end.fastest"), justify="right", no_wrap=True)
+    table.add_column(tr(lang, "end.wrong"), justify="right")
+    winners = set(view.winners)
+    for place, seat in enumerate(ranking, 1):
+        stats = state.stats[seat]
+        style = "bold green" if seat in winners else ("dim" if seat == view.loser else "")
+        table.add_row(
+            f"{place}.",
+            view.players[seat],
+            str(view.stack_sizes[seat]),
+            str(stats.pickups if irish else stats.jacks),
+            format_ms(stats.fastest, lang),
+            str(stats.wrong),
+            style=style,
+        )
+    return table

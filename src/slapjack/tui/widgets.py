@@ -3,23 +3,30 @@
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from collections.abc import Sequence
+
+from rich.console import RenderableType
 from rich.text import Text
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .controller import TableState
 from .i18n import tr
 from .render import (
-    CARD_LARGE,
+    Wrapped,
     centre_group,
     clock_text,
+    display_log,
     game_title,
     item_text,
+    pile_line,
+    race_live,
     reactions_text,
     seats_table,
     status_text,
+    wrap_text,
 )
+from .state import TableState
 
 
 class StateWidget(Widget):
@@ -33,6 +40,12 @@ class StateWidget(Widget):
         self.lang = lang
 
 
+def title_line(left: str, right: str, width: int) -> Text:
+    """``left`` and ``right`` at the two ends of a line ``width`` wide."""
+    gap = max(1, width - len(left) - len(right))
+    return Text(left + " " * gap + right, style="bold", no_wrap=True, overflow="ellipsis")
+
+
 class TitleBar(StateWidget):
     """Game, preset and seed on the left; the time-limit countdown on the right."""
 
@@ -40,55 +53,84 @@ class TitleBar(StateWidget):
         state = self.state
         if state is None:
             return ""
-        left = " " + game_title(state.view.rules, self.lang)
+        left = " ♠ " + game_title(state.view.rules, self.lang)
         if state.seed is not None:
-            left += f" · seed {state.seed}"
+            left += " · " + tr(self.lang, "seed", seed=state.seed)
         right = ""
         if state.end_ms is not None:
             right = tr(self.lang, "time_left", clock=clock_text(state.end_ms - self.now_ms)) + " "
-        gap = max(1, self.size.width - len(left) - len(right))
-        return Text(left + " " * gap + right, style="bold")
+        return title_line(left, right, self.size.width)
 
 
 class SeatsPanel(StateWidget):
+    """Every seat in a row: its key or bot level, its cards, its state."""
+
     def on_mount(self) -> None:
         self.border_title = tr(self.lang, "players")
 
     def render(self) -> RenderableType:
         if self.state is None:
             return ""
-        return seats_table(self.state, self.lang, self.now_ms)
+        return seats_table(self.state, self.lang, self.now_ms, self.content_size.width)
 
 
 class CentrePanel(StateWidget):
-    """The top card large, the cards under it, the pile, the Irish Snap call."""
+    """The pile with the top card as large as the panel allows, the Irish Snap
+    call; while a race is open (and its card is on screen) a heavy border and
+    who has slapped."""
+
+    def on_mount(self) -> None:
+        self.border_title = tr(self.lang, "table")
+
+    def watch_state(self, state: TableState | None) -> None:
+        live = state is not None and race_live(state)
+        self.set_class(live, "-race")
+        self.border_title = tr(self.lang, "race.title" if live else "table")
+        self.border_subtitle = pile_line(state.view, self.lang) if state is not None else ""
 
     def render(self) -> RenderableType:
         if self.state is None:
             return ""
-        width, height = CARD_LARGE
-        large = self.size.width >= width + 2 and self.size.height >= height + 5
-        return centre_group(self.state.view, self.lang, large=large)
+        size = self.content_size
+        return centre_group(self.state, self.lang, size.width, size.height)
 
 
 class ResultPanel(StateWidget):
-    """The latest result (who won the race, penalties) and the reaction times."""
+    """The latest result (who won the race, penalties) and the reaction times,
+    as high as its lines."""
 
     def on_mount(self) -> None:
         self.border_title = tr(self.lang, "result")
+
+    def watch_state(self) -> None:
+        self.refresh(layout=True)  # as high as its lines: a new result may have more
 
     def render(self) -> RenderableType:
         state = self.state
         if state is None:
             return ""
-        lines: list[RenderableType] = [item_text(item, state, self.lang) for item in state.banner]
+        lines = [item_text(item, state, self.lang) for item in state.banner]
         if state.reactions:
             lines.append(reactions_text(state.reactions, state.view.players, self.lang))
-        return Group(*lines)
+        if not lines:
+            key = "no_result_irish" if state.view.rules.is_irish else "no_result"
+            lines.append(Text(tr(self.lang, key), style="dim italic"))
+        return Wrapped(lines)
+
+
+def log_lines(lines: Sequence[Text], width: int, height: int) -> list[Text]:
+    """The last ``height`` lines of ``lines`` wrapped to ``width`` (newest last)."""
+    out: list[Text] = []
+    for line in reversed(lines):
+        out[:0] = wrap_text(line, width)
+        if len(out) >= height:
+            break
+    return out[-height:] if height > 0 else []
 
 
 class LogPanel(StateWidget):
-    """The newest events at the bottom, as many as fit."""
+    """The newest events at the bottom, as many as fit, each a sentence that
+    wraps between words (a value never breaks)."""
 
     def on_mount(self) -> None:
         self.border_title = tr(self.lang, "log")
@@ -99,10 +141,9 @@ class LogPanel(StateWidget):
             return ""
         height = max(1, self.content_size.height)
         width = max(1, self.content_size.width)
-        items = state.log[-height:]
-        text = Text("\n").join(item_text(item, state, self.lang) for item in items)
-        lines = text.wrap(self.app.console, width, overflow="fold")
-        return Text("\n").join(lines[-height:])
+        items = display_log(state.log[-(height + 20) :])
+        texts = [item_text(item, state, self.lang) for item in items]
+        return Text("\n").join(log_lines(texts, width, height))
 
 
 class StatusLine(StateWidget):
@@ -114,22 +155,23 @@ class StatusLine(StateWidget):
         return status_text(self.state, self.lang)
 
 
+def keys_content(keys: Sequence[tuple[str, str]]) -> Content:
+    """The key bar: each key in the accent colour, then what it does."""
+    parts: list[Content] = []
+    for key, what in keys:
+        parts.append(Content.styled(f" {key} ", "bold $footer-key-foreground"))
+        parts.append(Content(f"{what} "))
+    return Content.assemble(*parts)
+
+
 class KeysBar(StateWidget):
     """The app's keys (and, in say-it, the call keys)."""
 
-    def render(self) -> RenderableType:
+    def render(self) -> Content:
         state = self.state
         lang = self.lang
-        out = Text()
-
-        def key(k: str, what: str) -> None:
-            out.append(f" {k} ", style="reverse")
-            out.append(f" {what} ")
-
-        key(tr(lang, "key.space"), tr(lang, "b.flip"))
+        keys = [(tr(lang, "key.space"), tr(lang, "b.flip"))]
         if state is not None and state.view.rules.say_it:
-            key("A+Q", tr(lang, "call_hint"))
-        key("?", tr(lang, "b.rules"))
-        key("S", tr(lang, "b.save"))
-        key("Esc", tr(lang, "b.quit"))
-        return out
+            keys.append(("A+Q", tr(lang, "call_hint")))
+        keys += [("?", tr(lang, "b.rules")), ("S", tr(lang, "b.save")), ("Esc", tr(lang, "b.quit"))]
+        return keys_content(keys)

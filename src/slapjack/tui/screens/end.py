@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich import box
-from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,51 +11,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from ..controller import GameController, TableState
-from ..i18n import format_ms, join_names, tr
-from ..render import item_text
+from slapjack.core.events import GameOver
+
+from ..controller import GameController
+from ..i18n import tr
+from ..render import Wrapped, headline, item_text, ranking_table
+from .dialogs import save_record
 
 if TYPE_CHECKING:
     from ..app import SlapjackApp
-
-
-def headline(state: TableState, lang: str) -> Text:
-    view = state.view
-    names = view.players
-    winners = [names[s] for s in view.winners]
-    if view.rules.is_irish and view.loser is not None:
-        return Text(tr(lang, "end.loser", name=names[view.loser]), style="bold")
-    if len(winners) > 1:
-        return Text(tr(lang, "end.winners", names=join_names(winners, lang)), style="bold")
-    return Text(tr(lang, "end.winner", names=join_names(winners, lang)), style="bold")
-
-
-def ranking_table(controller: GameController, lang: str) -> RichTable:
-    """Place, name, cards, Jacks won (pick-ups in Irish Snap), fastest reaction, wrong slaps."""
-    state = controller.state
-    view = state.view
-    irish = view.rules.is_irish
-    table = RichTable(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
-    table.add_column(tr(lang, "end.place"), justify="right")
-    table.add_column(tr(lang, "col.name"), no_wrap=True, max_width=20, overflow="ellipsis")
-    table.add_column(tr(lang, "end.cards"), justify="right")
-    table.add_column(tr(lang, "end.pickups" if irish else "end.jacks"), justify="right")
-    table.add_column(tr(lang, "end.fastest"), justify="right")
-    table.add_column(tr(lang, "end.wrong"), justify="right")
-    winners = set(view.winners)
-    for place, seat in enumerate(controller.game.ranking(), 1):
-        stats = state.stats[seat]
-        style = "bold green" if seat in winners else ("dim" if seat == view.loser else "")
-        table.add_row(
-            f"{place}.",
-            view.players[seat],
-            str(view.stack_sizes[seat]),
-            str(stats.pickups if irish else stats.jacks),
-            format_ms(stats.fastest, lang),
-            str(stats.wrong),
-            style=style,
-        )
-    return table
 
 
 class EndScreen(Screen[None]):
@@ -65,10 +27,10 @@ class EndScreen(Screen[None]):
     the record, Esc or Q quits."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "setup", show=False),
-        Binding("s", "save", show=False),
+        Binding("n,N", "setup", show=False),
+        Binding("s,S", "save", show=False),
         Binding("escape", "quit_app", show=False),
-        Binding("q", "quit_app", show=False),
+        Binding("q,Q", "quit_app", show=False),
     ]
 
     def __init__(self, controller: GameController, lang: str, *, save_dir: str = ".") -> None:
@@ -89,11 +51,16 @@ class EndScreen(Screen[None]):
         lang = self.lang
         state = self.controller.state
         with Vertical(id="end-box"):
-            yield Static(Text(tr(lang, "end.title"), style="bold reverse"), id="end-title")
+            yield Static(tr(lang, "end.title"), id="end-title")
             yield Static(headline(state, lang), id="end-headline")
-            last = [item_text(item, state, lang) for item in state.banner]
-            yield Static(Text("\n").join(last), id="end-last")
-            yield Static(ranking_table(self.controller, lang), id="end-ranking")
+            ranking = self.controller.game.ranking()
+            yield Static(ranking_table(state, ranking, lang), id="end-ranking")
+            last = [
+                item_text(item, state, lang)
+                for item in state.banner
+                if not isinstance(item, GameOver)  # the headline says it
+            ]
+            yield Static(Wrapped(last), id="end-last")
             yield Static("", id="end-saved")
             with Horizontal(id="end-buttons"):
                 yield Button(tr(lang, "b.play_again"), id="again", variant="primary", compact=True)
@@ -123,13 +90,11 @@ class EndScreen(Screen[None]):
         self.slapjack_app.show_setup()
 
     def action_save(self) -> None:
-        try:
-            path = self.controller.save(self.save_dir)
-        except OSError as exc:
-            message = tr(self.lang, "save_failed", error=exc.strerror or str(exc))
-        else:
-            message = tr(self.lang, "saved", path=path.name)
-        self.query_one("#end-saved", Static).update(message)
+        path = save_record(self, self.controller, self.save_dir, self.lang, log=False)
+        if path is not None:
+            self.query_one("#end-saved", Static).update(
+                Text(tr(self.lang, "saved", path=path.name), style="bold green")
+            )
 
     def action_quit_app(self) -> None:
         self.app.exit()

@@ -5,21 +5,86 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Center, Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ..controller import TableState
-from ..i18n import format_ms, tr
+from ..i18n import format_ms, join_names, tr
 from ..remote import Notice, RemoteGame
-from ..render import clock_text, game_title, key_label, status_text
-from ..widgets import CentrePanel, LogPanel, ResultPanel, SeatsPanel, StateWidget, TitleBar
+from ..render import (
+    Wrapped,
+    clock_text,
+    game_title,
+    headline,
+    key_label,
+    ranking_table,
+    status_text,
+    value,
+    view_ranking,
+)
+from ..state import TableState
+from ..widgets import (
+    CentrePanel,
+    LogPanel,
+    ResultPanel,
+    SeatsPanel,
+    StateWidget,
+    TitleBar,
+    keys_content,
+)
 from .dialogs import ConfirmQuit, RulesScreen
+
+
+def rematch_seats(game: RemoteGame) -> list[int]:
+    """The seats that asked for a rematch (``room.rematch`` of the last update)."""
+    if game.room is None:
+        return []
+    names = game.seat_names()
+    return [s for s in game.room.rematch if 0 <= s < len(names)]
+
+
+def rematch_text(game: RemoteGame, lang: str) -> Text:
+    """Who asked for a rematch and whom it waits for (every person still here)."""
+    asked = rematch_seats(game)
+    names = game.seat_names()
+    if not asked:
+        key = "online.rematch_none" if game.seat is not None else "online.rematch_none_watch"
+        return Text(tr(lang, key), style="dim")
+    bots = game.seat_bots()
+    connected = game.seat_connected()
+    waiting = [
+        names[s] or "?"
+        for s in range(len(names))
+        if s not in asked and s not in bots and (s >= len(connected) or connected[s])
+    ]
+    who = join_names([value(names[s] or "?") for s in asked], lang)
+    out = Text(tr(lang, "online.rematch_by", names=who), style="bold yellow")
+    if waiting:
+        out.append(
+            " "
+            + tr(lang, "online.rematch_wait", names=join_names([value(n) for n in waiting], lang))
+        )
+    return out
+
+
+def rejoin_lines(game: RemoteGame, token: str | None, invite: str, lang: str) -> list[Text]:
+    """The seat's token whole, and the command that comes back into the seat."""
+    if token is None or game.seat is None:
+        return []
+    return [
+        Text.assemble(
+            (tr(lang, "online.your_token", number=game.seat + 1) + " ", "dim"),
+            (token, "bold"),
+            (" " + tr(lang, "online.copy_hint"), "dim"),
+        ),
+        Text(tr(lang, "online.back_later"), style="dim"),
+        Text(f"slapjack tui --join {invite} --token {token}"),
+    ]
 
 
 def notice_text(notice: Notice, lang: str) -> Text:
@@ -47,6 +112,10 @@ def status_line(game: RemoteGame, state: TableState | None, lang: str, now_ms: f
         return Text(tr(lang, key, taken=taken, seats=len(names)), style="bold")
     view = state.view
     if view.over:
+        asked = rematch_seats(game)
+        if asked and game.seat is not None and game.seat not in asked:
+            names = join_names([game.seat_names()[s] or "?" for s in asked], lang)
+            return Text(tr(lang, "online.over_asked", names=names), style="bold reverse yellow")
         key = "online.over" if game.seat is not None else "online.over_watch"
         return Text(tr(lang, key), style="bold reverse")
     if game.fixed_tempo and not view.race_open:
@@ -59,8 +128,8 @@ def status_line(game: RemoteGame, state: TableState | None, lang: str, now_ms: f
     return status_text(state, lang)
 
 
-def lobby_text(game: RemoteGame, lang: str) -> Text:
-    """While the room waits: who sits where."""
+def lobby_text(game: RemoteGame, lang: str, rejoin: list[Text] | None = None) -> RenderableType:
+    """While the room waits: who sits where (and how to come back to the seat)."""
     names = game.seat_names()
     bots = game.seat_bots()
     connected = game.seat_connected()
@@ -83,7 +152,9 @@ def lobby_text(game: RemoteGame, lang: str) -> Text:
             elif i < len(connected) and not connected[i]:
                 out.append(f"  ({tr(lang, 'online.seat_away')})", style="dim")
         out.append("\n")
-    return out
+    if not rejoin:
+        return out
+    return Group(out, Wrapped([Text(), *rejoin], indent=4))
 
 
 class OnlineTitle(TitleBar):
@@ -114,10 +185,36 @@ class Line(StateWidget):
 
 
 class Lobby(StateWidget):
-    text: reactive[Text] = reactive(Text)
+    text: reactive[RenderableType] = reactive(Text)
 
     def render(self) -> RenderableType:
         return self.text
+
+
+class Results(StateWidget):
+    """The end of an online game: who won, the ranking, who asked for a
+    rematch, the way back into the seat."""
+
+    text: reactive[RenderableType] = reactive(Text)
+
+    def on_mount(self) -> None:
+        self.border_title = tr(self.lang, "end.title")
+
+    def render(self) -> RenderableType:
+        return self.text
+
+
+def results_group(game: RemoteGame, state: TableState, lang: str, rejoin: list[Text]) -> Group:
+    view = state.view
+    parts: list[RenderableType] = [
+        headline(state, lang),
+        Text(),
+        ranking_table(state, view_ranking(view), lang),
+        rematch_text(game, lang),
+    ]
+    if rejoin:
+        parts += [Text(), Wrapped(rejoin, indent=4)]
+    return Group(*parts)
 
 
 class OnlineScreen(Screen[None]):
@@ -138,8 +235,9 @@ class OnlineScreen(Screen[None]):
     state: reactive[TableState | None] = reactive(None)
     now_ms: reactive[float] = reactive(0.0)
     line: reactive[Text] = reactive(Text)
-    keys_text: reactive[Text] = reactive(Text)
-    lobby: reactive[Text] = reactive(Text)
+    keys_text: reactive[RenderableType] = reactive(Text)
+    lobby: reactive[RenderableType] = reactive(Text)
+    results: reactive[RenderableType] = reactive(Text)
 
     def __init__(self, game: RemoteGame, lang: str, *, tick_s: float = 0.1) -> None:
         super().__init__()
@@ -157,12 +255,15 @@ class OnlineScreen(Screen[None]):
         title.code = self.game.code
         yield title
         yield Lobby(lang, id="lobby").data_bind(text=OnlineScreen.lobby)
+        with Center(id="results-box"):
+            yield Results(lang, id="results").data_bind(text=OnlineScreen.results)
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SeatsPanel(lang, id="seats").data_bind(*timed)
+                yield LogPanel(lang, id="log").data_bind(state)
+            with Vertical(id="table"):
+                yield CentrePanel(lang, id="centre").data_bind(state)
                 yield ResultPanel(lang, id="result").data_bind(state)
-            yield CentrePanel(lang, id="centre").data_bind(state)
-            yield LogPanel(lang, id="log").data_bind(state)
         yield Line(lang, id="status").data_bind(text=OnlineScreen.line)
         yield Line(lang, id="keys").data_bind(text=OnlineScreen.keys_text)
 
@@ -182,8 +283,12 @@ class OnlineScreen(Screen[None]):
         self.state = game.state
         self.line = status_line(game, game.state, self.lang, self.now_ms)
         self.keys_text = self._keys_text()
-        self.lobby = lobby_text(game, self.lang) if game.state is None else Text()
-        self._show_lobby(game.state is None)
+        rejoin = self.rejoin()
+        self.lobby = lobby_text(game, self.lang, rejoin) if game.state is None else Text()
+        over = game.state is not None and game.state.view.over
+        if over and game.state is not None:
+            self.results = results_group(game, game.state, self.lang, rejoin)
+        self._show_lobby(game.state is None, over)
         shape = None if game.state is None else len(game.state.seats)
         if shape != self._shape:
             # the seats panel is as high as its rows: lay it out again
@@ -191,8 +296,20 @@ class OnlineScreen(Screen[None]):
             for seats in self.query("#seats"):  # none while the app closes
                 seats.refresh(layout=True)
 
-    def _show_lobby(self, lobby: bool) -> None:
-        parts: list[tuple[str, bool]] = [("#lobby", lobby), ("#main", not lobby)]
+    def rejoin(self) -> list[Text]:
+        """The token and the command back into the seat (for a player)."""
+        app = self.app
+        token = getattr(app, "token", None)
+        target = getattr(app, "target", None)
+        invite = target.invite if target is not None else self.game.code
+        return rejoin_lines(self.game, token if isinstance(token, str) else None, invite, self.lang)
+
+    def _show_lobby(self, lobby: bool, over: bool = False) -> None:
+        parts: list[tuple[str, bool]] = [
+            ("#lobby", lobby),
+            ("#main", not lobby and not over),
+            ("#results-box", over),
+        ]
         for selector, shown in parts:
             # query, not query_one: a frame can arrive while the app is closing
             # and its widgets are gone; that must not end the network worker
@@ -204,14 +321,13 @@ class OnlineScreen(Screen[None]):
             # the reaction clock starts once the card is actually on screen
             self.call_after_refresh(self.game.shown, state.cue)
 
-    def _keys_text(self) -> Text:
+    def _keys_text(self) -> RenderableType:
         game = self.game
         lang = self.lang
-        out = Text()
+        keys: list[tuple[str, str]] = []
 
         def key(k: str, what: str) -> None:
-            out.append(f" {k} ", style="reverse")
-            out.append(f" {what} ")
+            keys.append((k, what))
 
         if game.seat is not None:
             if game.status == "waiting":
@@ -224,9 +340,11 @@ class OnlineScreen(Screen[None]):
                 key(slap, tr(lang, "b.slap"))
                 if game.say_it:
                     key(call, tr(lang, "b.call"))
+        if self.rejoin():
+            key("T", tr(lang, "b.copy_token"))
         key("?", tr(lang, "b.rules"))
         key("Esc", tr(lang, "b.quit"))
-        return out
+        return keys_content(keys)
 
     def on_key(self, event: events.Key) -> None:
         game = self.game
@@ -254,6 +372,17 @@ class OnlineScreen(Screen[None]):
         elif char == "r":
             event.stop()
             game.rematch()
+        elif char == "t":
+            event.stop()
+            self.copy_token()
+
+    def copy_token(self) -> None:
+        """T: the seat's token to the clipboard (the terminal's, by OSC 52)."""
+        token = getattr(self.app, "token", None)
+        if not isinstance(token, str) or self.game.seat is None:
+            return
+        self.app.copy_to_clipboard(token)
+        self.notify(token, title=tr(self.lang, "online.copied"), timeout=6)
 
     def action_rules(self) -> None:
         if self.game.rules is not None:

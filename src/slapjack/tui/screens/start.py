@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -40,6 +41,45 @@ def _presets_of(game: str) -> list[str]:
     return [name for name, rules in PRESETS.items() if rules.game.value == game]
 
 
+class FormSelect(Select[Any]):
+    """A drop-down of the form: Enter starts the game (as on every field of the
+    form); Space or the arrow keys open the list."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,space,up", "show_overlay", "Show menu", show=False),
+        Binding("enter", "submit", show=False),
+    ]
+
+    class Submitted(Message):
+        """Enter on a closed drop-down."""
+
+    def action_submit(self) -> None:
+        self.post_message(self.Submitted())
+
+
+class KeyInput(Input):
+    """A one-key field: the key typed replaces the one there (no need to empty
+    it first); Backspace or Delete empties it."""
+
+    def __init__(self, value: str, *, id: str) -> None:
+        super().__init__(value, max_length=1, compact=True, classes="seat-key", id=id)
+
+    async def _on_key(self, event: events.Key) -> None:
+        char = event.character
+        if event.key in ("backspace", "delete"):
+            event.stop()
+            event.prevent_default()
+            self.value = ""
+            return
+        if char and char.isprintable() and len(char) == 1 and event.key not in ("tab", "enter"):
+            event.stop()
+            event.prevent_default()
+            self.value = char.upper()
+            self.cursor_position = 1
+            return
+        await super()._on_key(event)
+
+
 class StartScreen(Screen[None]):
     """A form. Its widgets hold only the form's values; Start reads them into a
     :class:`GameConfig` (or shows why it cannot)."""
@@ -47,6 +87,10 @@ class StartScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "rules", show=False),
         Binding("escape", "quit_app", show=False),
+    ]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (140, "-wide"),
     ]
 
     def __init__(self, config: GameConfig, lang: str) -> None:
@@ -69,61 +113,63 @@ class StartScreen(Screen[None]):
         rules = self.config.rules
         helps = option_help(lang)
         game = rules.game.value
-        with VerticalScroll(id="form"):
-            yield Static(f"{tr(lang, 'title')} — {tr(lang, 'new_game')}", id="start-title")
-            with Horizontal(classes="row"):
-                yield Label(tr(lang, "game"), classes="label")
-                yield Select(
-                    [(game_label(g, lang), g) for g in ("slapjack", "irish-snap")],
-                    value=game,
-                    allow_blank=False,
-                    compact=True,
-                    id="game",
-                )
-            with Horizontal(classes="row"):
-                yield Label(tr(lang, "preset"), classes="label")
-                yield Select(
-                    [(preset_label(p, lang), p) for p in _presets_of(game)],
-                    value=rules.preset,
-                    allow_blank=False,
-                    compact=True,
-                    id="preset",
-                )
-            for name in OPTION_NAMES:
-                classes = "row option " + ("irish" if name in IRISH_ONLY else "slapjack")
-                with Horizontal(classes=classes, id=f"row-{name}"):
-                    yield Label(helps[name]["label"], classes="label")
-                    yield self._option_widget(name, getattr(rules, name))
-            with Horizontal(classes="row"):
-                yield Label(tr(lang, "turn_timer"), classes="label")
-                yield Input(
-                    str(round(self.config.timing.turn_ms / 1000)),
-                    type="integer",
-                    compact=True,
-                    id="turn",
-                )
-            with Horizontal(classes="row"):
-                yield Label(tr(lang, "seats"), classes="label")
-                yield Select(
-                    [(str(n), n) for n in range(MIN_SEATS, MAX_SEATS + 1)],
-                    value=len(self.config.seats),
-                    allow_blank=False,
-                    compact=True,
-                    id="seat-count",
-                )
-            with Horizontal(classes="seat-row seat-head"):
-                for key, cls in (
-                    ("col.seat", "seat-no"),
-                    ("col.name", "seat-name"),
-                    ("col.player", "seat-kind"),
-                    ("col.slap", "seat-key"),
-                    ("col.flip", "seat-key"),
-                    ("col.call", "seat-key"),
-                ):
-                    yield Label(tr(lang, key), classes=cls)
-            with Vertical(id="seat-rows"):
-                for i in range(MAX_SEATS):
-                    yield from self._seat_row(i)
+        yield Static(f" ♠ {tr(lang, 'title')} — {tr(lang, 'new_game')}", id="start-title")
+        with VerticalScroll(id="form"), Horizontal(id="groups"):
+            with Vertical(id="rules-group", classes="group"):
+                with Horizontal(classes="row"):
+                    yield Label(tr(lang, "game"), classes="label")
+                    yield FormSelect(
+                        [(game_label(g, lang), g) for g in ("slapjack", "irish-snap")],
+                        value=game,
+                        allow_blank=False,
+                        compact=True,
+                        id="game",
+                    )
+                with Horizontal(classes="row"):
+                    yield Label(tr(lang, "preset"), classes="label")
+                    yield FormSelect(
+                        [(preset_label(p, lang), p) for p in _presets_of(game)],
+                        value=rules.preset,
+                        allow_blank=False,
+                        compact=True,
+                        id="preset",
+                    )
+                for name in OPTION_NAMES:
+                    classes = "row option " + ("irish" if name in IRISH_ONLY else "slapjack")
+                    with Horizontal(classes=classes, id=f"row-{name}"):
+                        yield Label(helps[name]["label"], classes="label")
+                        yield self._option_widget(name, getattr(rules, name))
+            with Vertical(id="seats-group", classes="group"):
+                with Horizontal(classes="row"):
+                    yield Label(tr(lang, "turn_timer"), classes="label")
+                    yield Input(
+                        str(round(self.config.timing.turn_ms / 1000)),
+                        type="integer",
+                        compact=True,
+                        id="turn",
+                    )
+                with Horizontal(classes="row"):
+                    yield Label(tr(lang, "seats"), classes="label")
+                    yield FormSelect(
+                        [(str(n), n) for n in range(MIN_SEATS, MAX_SEATS + 1)],
+                        value=len(self.config.seats),
+                        allow_blank=False,
+                        compact=True,
+                        id="seat-count",
+                    )
+                with Horizontal(classes="seat-row seat-head"):
+                    for key, cls in (
+                        ("col.seat", "seat-no"),
+                        ("col.name", "seat-name"),
+                        ("col.player", "seat-kind"),
+                        ("col.slap", "seat-key"),
+                        ("col.flip", "seat-key"),
+                        ("col.call", "seat-key"),
+                    ):
+                        yield Label(tr(lang, key), classes=cls)
+                with Vertical(id="seat-rows"):
+                    for i in range(MAX_SEATS):
+                        yield from self._seat_row(i)
         yield Static("", id="error")
         with Horizontal(id="start-bar"):
             yield Button(tr(lang, "start"), id="start", variant="primary", compact=True)
@@ -136,14 +182,14 @@ class StartScreen(Screen[None]):
         if name == "time_limit":
             return Input(str(value), type="integer", compact=True, id=wid)
         if name == "say_it":
-            return Select(
+            return FormSelect(
                 [(tr(lang, "no"), False), (tr(lang, "yes"), True)],
                 value=bool(value),
                 allow_blank=False,
                 compact=True,
                 id=wid,
             )
-        return Select(
+        return FormSelect(
             [(tr(lang, f"val.{name}.{v}"), v) for v in option_choices(name)],
             value=value.value,
             allow_blank=False,
@@ -162,7 +208,7 @@ class StartScreen(Screen[None]):
         with Horizontal(classes="seat-row", id=f"seat-{i}"):
             yield Label(f"{i + 1}", classes="seat-no")
             yield Input(spec.name, max_length=40, compact=True, classes="seat-name", id=f"name-{i}")
-            yield Select(
+            yield FormSelect(
                 kinds,
                 value=spec.bot or HUMAN,
                 allow_blank=False,
@@ -171,9 +217,12 @@ class StartScreen(Screen[None]):
                 id=f"kind-{i}",
             )
             for kind, key in (("slap", slap), ("flip", flip), ("call", call)):
-                yield Input(key, max_length=1, compact=True, classes="seat-key", id=f"{kind}-{i}")
+                yield KeyInput(key.upper(), id=f"{kind}-{i}")
 
     def on_mount(self) -> None:
+        self.query_one("#form").can_focus = False  # Tab goes from field to field
+        self.query_one("#rules-group").border_title = tr(self.lang, "group.rules")
+        self.query_one("#seats-group").border_title = tr(self.lang, "group.seats")
         self._show_game(self.config.rules.game.value)
         self._show_seats(len(self.config.seats))
         self._update_say_it()
@@ -258,6 +307,7 @@ class StartScreen(Screen[None]):
 
     @on(Button.Pressed, "#start")
     @on(Input.Submitted)
+    @on(FormSelect.Submitted)
     def _start_pressed(self) -> None:
         self.action_start()
 

@@ -12,7 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ..controller import GameController, TableState
+from ..controller import GameController
+from ..state import TableState
 from ..widgets import (
     CentrePanel,
     KeysBar,
@@ -22,7 +23,7 @@ from ..widgets import (
     StatusLine,
     TitleBar,
 )
-from .dialogs import ConfirmQuit, RulesScreen
+from .dialogs import ConfirmQuit, RulesScreen, save_record
 
 if TYPE_CHECKING:
     from ..app import SlapjackApp
@@ -40,7 +41,7 @@ class TableScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "leave", show=False),
         Binding("question_mark", "rules", show=False),
-        Binding("s", "save", show=False),
+        Binding("s,S", "save", show=False),
     ]
 
     state: reactive[TableState | None] = reactive(None)
@@ -89,9 +90,10 @@ class TableScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SeatsPanel(lang, id="seats").data_bind(*timed)
+                yield LogPanel(lang, id="log").data_bind(state)
+            with Vertical(id="table"):
+                yield CentrePanel(lang, id="centre").data_bind(state)
                 yield ResultPanel(lang, id="result").data_bind(state)
-            yield CentrePanel(lang, id="centre").data_bind(state)
-            yield LogPanel(lang, id="log").data_bind(state)
         yield StatusLine(lang, id="status").data_bind(state)
         yield KeysBar(lang, id="keys").data_bind(state)
 
@@ -146,11 +148,16 @@ class TableScreen(Screen[None]):
         else:
             controller.call(seat, at)
 
+    def on_screen_suspend(self) -> None:
+        """A dialog (or the too-small notice) covers the table: the game waits."""
+        self.controller.pause()
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted and not self.controller.game.over:
+            self.controller.resume()
+
     def action_save(self) -> None:
-        try:
-            self.controller.save(self.save_dir)
-        except OSError as exc:
-            self.controller.note("save_failed", error=exc.strerror or str(exc))
+        save_record(self, self.controller, self.save_dir, self.lang, log=True)
 
     def action_rules(self) -> None:
         self.controller.pause()

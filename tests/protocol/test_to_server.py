@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from slapjack.server.models import CLIENT_MESSAGE, CreateRoom, Hello, JoinRoom, SlapMsg, clean_name
+from slapjack.protocol import CLIENT_MESSAGE, CreateRoom, Hello, JoinRoom, SlapMsg, clean_name
 
 
 def test_valid_frames_parse() -> None:

@@ -1,0 +1,95 @@
+"""Frames as the server writes them: compact JSON text, UTF-8 as it is (no
+``\\u`` escapes for letters), keys in the order of the models in
+:mod:`slapjack.protocol.to_client`.
+
+The update frame is the server's hot path (one per socket per change), so it
+is built in parts: the events and the room status are encoded once per
+change, a view once per seat (spectators share one), and each socket's frame
+is its own ``seq`` in front of that shared body::
+
+    events = events_json(evs)
+    room = dumps(room.status_dict())
+    body = update_body(events, view_json(observe(game, seat), game.flips), room)
+    text = update_frame(conn.next_seq(), body)
+
+``bench/protocol.py`` measures this against the models' own encoder; a test
+checks that both give the same frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import to_json
+
+from slapjack.core import Event, View, event_to_dict
+
+from .base import PROTOCOL_VERSION
+from .bodies import RoomInfo
+
+
+def dumps(value: Any) -> str:
+    """``value`` (dicts, lists, str, numbers, ``None``, models) as compact JSON text."""
+    return to_json(value).decode()
+
+
+def encode(message: BaseModel) -> str:
+    """A frame or a body from its model."""
+    return message.model_dump_json()
+
+
+def events_json(events: Sequence[Event]) -> str:
+    """``update.events``: the engine's events as JSON (once per change)."""
+    return dumps([event_to_dict(e) for e in events])
+
+
+def view_json(view: View, flip_id: int) -> str:
+    """``update.view``: a seat's view and the ``flip_id`` to act on (the view of
+    an update before the game is ``null``)."""
+    data = view.to_dict()
+    data["flip_id"] = flip_id
+    return dumps(data)
+
+
+def update_body(events: str, view: str, room: str) -> str:
+    """Everything of an update frame after its ``seq``, from the encoded parts
+    (:func:`events_json`, :func:`view_json`, ``dumps(status)``)."""
+    return f',"events":{events},"view":{view},"room":{room}}}'
+
+
+def update_frame(seq: int, body: str) -> str:
+    """One socket's ``update`` frame: its ``seq`` and the shared :func:`update_body`."""
+    return f'{{"type":"update","seq":{seq}{body}'
+
+
+def error_frame(
+    code: str, message: str, answer: int | str | None = None, *, with_id: bool = True
+) -> str:
+    """An ``error`` frame; ``answer`` is the ``id`` of the frame it answers.
+    ``with_id=False``: no ``id`` at all (the ``room_closed`` of a room that closes)."""
+    if not with_id:
+        return dumps({"type": "error", "code": code, "message": message})
+    return dumps({"type": "error", "code": code, "message": message, "id": answer})
+
+
+def ping_frame(ping_id: int, server_time: float) -> str:
+    """A clock-sync ``ping`` stamped with the server's clock (ms)."""
+    return dumps({"type": "ping", "id": ping_id, "server_time": server_time})
+
+
+def welcome_frame(
+    room: RoomInfo, seat: int | None, name: str | None, answer: int | str | None = None
+) -> str:
+    """The ``welcome`` for a socket bound to ``seat`` (``None``: a spectator's)."""
+    return dumps(
+        {
+            "type": "welcome",
+            "v": PROTOCOL_VERSION,
+            "room": room,
+            "seat": seat,
+            "name": name,
+            "id": answer,
+        }
+    )

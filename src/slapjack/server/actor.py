@@ -1,0 +1,169 @@
+"""A single writer: one asyncio task that runs its inputs one at a time.
+
+A room is one (:class:`~slapjack.server.room.Room`). Every input — a client
+frame, a referee timing, a timer, a join — is a closure put on the actor's
+queue; the task runs them in order, so what it drives needs no locks. After
+each input the task first awaits the store writes the input prepared
+(write-ahead: nothing is told before it is durable), then sends the frames it
+prepared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slapjack.core import SlapjackError
+
+from .connection import Conn
+from .metrics import METRICS
+
+log = logging.getLogger(__name__)
+
+StoreOp = Callable[[], Awaitable[Any]]
+
+
+class Actor:
+    """The task, its queue, its store writes, its outbox and its named timers."""
+
+    def __init__(self, name: str, clock: Callable[[], float] | None = None) -> None:
+        self.name = name
+        self._clock = clock or (lambda: time.monotonic() * 1000.0)
+        self.write_ahead = True
+        """Store an input's writes before its frames go out (else right after)."""
+        self._queue: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any] | None, float]] = (
+            asyncio.Queue()
+        )
+        self._task: asyncio.Task[None] | None = None
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._deadlines: dict[str, float] = {}
+        self._ops: list[StoreOp] = []
+        self._behind: deque[StoreOp] = deque()
+        self._writer: asyncio.Task[None] | None = None
+        self._frames: list[tuple[Conn, str]] = []
+
+    def now(self) -> float:
+        """The actor's clock, in milliseconds."""
+        return self._clock()
+
+    # ------------------------------------------------------------------ the task
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self.run(), name=self.name)
+        if self._ops:
+            self.submit(lambda: None)  # write what was prepared before the start
+
+    async def stop(self) -> None:
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        self._deadlines.clear()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._writer is not None and not self._writer.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._writer, 10)
+
+    def done(self) -> bool:
+        """After an input: whether the task ends now."""
+        return False
+
+    async def run(self) -> None:
+        metrics = METRICS
+        while True:
+            fn, fut, queued = await self._queue.get()
+            metrics.inputs += 1
+            metrics.queue_lag_ms.append((time.perf_counter() - queued) * 1000.0)
+            try:
+                result = fn()
+            except Exception as exc:
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+                if not isinstance(exc, SlapjackError):
+                    log.exception("%s: input failed", self.name)
+            else:
+                if fut is not None and not fut.done():
+                    fut.set_result(result)
+            if self._ops:
+                if self.write_ahead:
+                    started = time.perf_counter()
+                    await self.write_ops()
+                    metrics.write_ms.append((time.perf_counter() - started) * 1000.0)
+                else:
+                    self._behind.extend(self._ops)
+                    self._ops = []
+                    if self._writer is None or self._writer.done():
+                        self._writer = asyncio.create_task(self._write_behind())
+            self.flush()
+            if self.done():
+                return
+
+    def submit(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` to run in the task."""
+        self._queue.put_nowait((fn, None, time.perf_counter()))
+
+    async def call(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` in the task and return its result (or raise its error)."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((fn, fut, time.perf_counter()))
+        return await fut
+
+    async def write_ops(self) -> None:
+        """Store what the inputs so far prepared, in order (the write-ahead step)."""
+        ops, self._ops = self._ops, []
+        for op in ops:
+            try:
+                await op()
+            except Exception:
+                log.exception("%s: store write failed", self.name)
+
+    async def _write_behind(self) -> None:
+        """Write-behind mode: store the ops in order, after their frames went out."""
+        while self._behind:
+            op = self._behind.popleft()
+            started = time.perf_counter()
+            try:
+                await op()
+            except Exception:
+                log.exception("%s: store write failed", self.name)
+            METRICS.write_ms.append((time.perf_counter() - started) * 1000.0)
+
+    def flush(self) -> None:
+        """Send the frames the inputs so far prepared (the send step)."""
+        frames, self._frames = self._frames, []
+        METRICS.frames += len(frames)
+        for conn, text in frames:
+            conn.send(text)
+
+    # ---------------------------------------------------------------- timers
+
+    def set_timer(self, name: str, at: float, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` in the task at clock time ``at`` (replacing the timer ``name``)."""
+        self.cancel(name)
+
+        def fire() -> None:
+            if self._deadlines.get(name) == at:
+                del self._deadlines[name]
+                self._timers.pop(name, None)
+                fn()
+
+        delay = max(0.0, (at - self._clock()) / 1000.0)
+        self._timers[name] = asyncio.get_running_loop().call_later(delay, self.submit, fire)
+        self._deadlines[name] = at
+
+    def cancel(self, name: str) -> None:
+        handle = self._timers.pop(name, None)
+        self._deadlines.pop(name, None)
+        if handle is not None:
+            handle.cancel()
+
+    def deadline(self, name: str) -> float | None:
+        """When the timer ``name`` fires, if it is set."""
+        return self._deadlines.get(name)

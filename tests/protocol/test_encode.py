@@ -1,0 +1,151 @@
+"""The server's frame builders against the models: the fast update frame is
+the model's frame, and the very text the room built before (as JSON values)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.driver import random_action
+from core.util import names
+from slapjack.core import Rules, SlapjackError, Table, event_to_dict, observe
+from slapjack.protocol import (
+    SERVER_MESSAGE,
+    ErrorFrame,
+    Ping,
+    RoomInfo,
+    SeatInfo,
+    Update,
+    Welcome,
+    dumps,
+    error_frame,
+    events_json,
+    ping_frame,
+    update_body,
+    update_frame,
+    view_json,
+    welcome_frame,
+)
+
+PRESETS = ["classic", "klatsch-bube", "say-it", "irish-snap", "irish-snap-winner"]
+
+
+def status(n: int) -> dict[str, Any]:
+    return {
+        "code": "K7Q2PX",
+        "status": "playing",
+        "game_no": 2,
+        "now": 81234.5,
+        "timers": {
+            "start": None,
+            "turn": 86234.5,
+            "race": None,
+            "deadlock": None,
+            "time_limit": None,
+        },
+        "grace": {"1": 95000.0},
+        "names": names(n),
+        "connected": [True] * n,
+        "bots": {"1": "casual"},
+        "covered": [1],
+        "rematch": [],
+        "spectators": 1,
+        "game_id": None,
+    }
+
+
+def old_frame(
+    seq: int, events: list[Any], view: dict[str, Any] | None, room: dict[str, Any]
+) -> str:
+    """The update frame as room.py built it before slapjack.protocol (941c423)."""
+
+    def _dumps(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+    view_text = _dumps(view) if view is not None else "null"
+    body = f',"events":{_dumps(events)},"view":{view_text},"room":{_dumps(room)}}}'
+    return f'{{"type":"update","seq":{seq}{body}'
+
+
+@settings(max_examples=20, deadline=None)
+@given(preset=st.sampled_from(PRESETS), n=st.integers(2, 10), seed=st.integers(0, 2**32))
+def test_the_fast_update_frame_is_the_models_frame(preset: str, n: int, seed: int) -> None:
+    rules = Rules.from_options({"preset": preset})
+    rng = random.Random(seed)
+    table = Table.new(rules, names(n), seed=seed)
+    room = status(n)
+    room_json = dumps(room)
+    seq = 0
+    for _ in range(150):
+        game = table.game
+        if game.over:
+            break
+        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), 0.02)
+        events: list[Any] = []
+        with contextlib.suppress(SlapjackError):
+            events = (
+                table.settle(final=action[1]) if isinstance(action, tuple) else table.apply(action)
+            )
+        shared = events_json(events)
+        for seat in (None, rng.randrange(n)):
+            seq += 1
+            view = observe(game, seat)
+            text = update_frame(seq, update_body(shared, view_json(view, game.flips), room_json))
+            msg = SERVER_MESSAGE.validate_json(text)
+            assert isinstance(msg, Update) and msg.seq == seq
+            assert msg.model_dump_json() == text  # byte for byte the model's own encoding
+            assert msg.view is not None and msg.view.to_view() == view
+            assert [e.to_event(n) for e in msg.events] == events
+            old = old_frame(
+                seq,
+                [event_to_dict(e) for e in events],
+                {**view.to_dict(), "flip_id": game.flips},
+                room,
+            )
+            assert json.loads(old) == json.loads(text)
+
+
+def test_the_waiting_room_update_has_no_view() -> None:
+    text = update_frame(1, update_body(events_json([]), "null", dumps(status(3))))
+    msg = SERVER_MESSAGE.validate_json(text)
+    assert isinstance(msg, Update) and msg.view is None and msg.events == []
+    assert msg.model_dump_json() == text
+
+
+def test_welcome_ping_and_error_frames_are_their_models() -> None:
+    info = RoomInfo(
+        code="K7Q2PX",
+        name="Friday table",
+        game="slapjack",
+        preset="classic",
+        rules={"preset": "classic"},
+        tempo="turn_timer",
+        turn_seconds=5.0,
+        time_limit=0,
+        public=True,
+        status="waiting",
+        seats=[SeatInfo(seat=0, name="Änna", bot=None, connected=True)],
+        free_seats=1,
+        spectators=0,
+        url="/r/K7Q2PX",
+        game_no=0,
+    )
+    for frame, model in [
+        (welcome_frame(info, 0, "Änna", "h1"), Welcome(room=info, seat=0, name="Änna", id="h1")),
+        (welcome_frame(info, None, None), Welcome(room=info, seat=None, name=None)),
+        (ping_frame(7, 81002.125), Ping(id=7, server_time=81002.125)),
+        (error_frame("stale_flip", "flip_id 0 is stale (now 1)", 9), None),
+    ]:
+        msg = SERVER_MESSAGE.validate_json(frame)
+        assert msg.model_dump_json() == frame
+        if model is not None:
+            assert msg == model
+    assert "Änna" in welcome_frame(info, 0, "Änna")  # UTF-8 as it is, no \\u escapes
+    closing = error_frame("room_closed", "room closed", with_id=False)
+    assert json.loads(closing) == {"type": "error", "code": "room_closed", "message": "room closed"}
+    assert isinstance(SERVER_MESSAGE.validate_json(closing), ErrorFrame)
