@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.metadata
 import logging
 import os
 import socket
@@ -64,6 +65,13 @@ class NodeLoad:
 
     players: int = 0
     rooms: int | None = None
+
+
+def _installed_version() -> str:
+    try:
+        return importlib.metadata.version("slapjack")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
 
 
 class CpuMeter:
@@ -121,9 +129,7 @@ class Node:
         self.ttl_s = float(ttl_s)
         self._load = load or (lambda: NodeLoad())
         self._clock = clock
-        from slapjack import __version__
-
-        self.version: str = __version__ if version is None else version
+        self.version: str = _installed_version() if version is None else version
         self.started_ms = wall_ms()
         self._cpu = CpuMeter(clock)
         self.cpu = 0.0
