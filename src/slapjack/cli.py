@@ -1,4 +1,4 @@
-"""The ``slapjack`` command: serve, tui, simulate, replay, rules, version."""
+"""The ``slapjack`` command: serve, tui, simulate, replay, rules, cluster, version."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _root(_version: VersionOption = False) -> None:
 
 # Each sub-command lives in its own module under slapjack.commands and
 # registers itself on the app, in the order --help lists them.
-for _name in ("serve", "tui", "simulate", "replay", "rules"):
+for _name in ("serve", "tui", "simulate", "replay", "rules", "cluster"):
     importlib.import_module(f"slapjack.commands.{_name}").register(app)
 
 

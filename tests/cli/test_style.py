@@ -26,7 +26,7 @@ from .terminal import run_in_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 EXE = Path(sys.executable).with_name("slapjack")
-COMMANDS = ("serve", "tui", "simulate", "replay", "rules", "version")
+COMMANDS = ("serve", "tui", "simulate", "replay", "rules", "cluster", "version")
 TYPE_HINTS = re.compile(r"<(int|bool|str|path|float|list\[[^\]]*\])>|list\[str\]")
 
 runner = CliRunner()

@@ -22,6 +22,7 @@ NEVER_SENT: dict[str, str] = {
     "room_exists": "the store refuses a room code twice; the lobby draws codes it does not hold",
     "action_conflict": "the store's guard for the room's own writes",
     "action_gap": "the store's guard for the room's own writes",
+    "stale_owner": "the store's fence: a room refused it stops, its clients follow `moved`",
     "schema_too_new": "at startup: the server does not start",
     "bad_database_url": "at startup: the server does not start",
 }

@@ -15,6 +15,7 @@ from slapjack.store import (
     StoreUnavailable,
     open_store,
 )
+from slapjack.store.migrations import POSTGRES
 
 from .conftest import header_of, play
 
@@ -79,7 +80,7 @@ async def test_a_postgresql_url(pg_url: str, tmp_path: Path) -> None:
     try:
         assert isinstance(store, PostgresStore)
         assert store.dialect == "postgresql"
-        assert await store.schema_version() == 2
+        assert await store.schema_version() == len(POSTGRES)
     finally:
         await store.close()
     assert not any(tmp_path.iterdir())

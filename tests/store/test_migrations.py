@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from slapjack.store import SchemaTooNew, StoreUnavailable
+from slapjack.store import Ownership, SchemaTooNew, StaleOwner, StoreUnavailable
+from slapjack.store.base import dump_json
 from slapjack.store.migrations import POSTGRES, SQLITE, Migration, check_migrations
 
 from .conftest import header_of, play
@@ -35,8 +36,20 @@ async def test_an_older_schema_is_upgraded_in_place(opener: Any, backend: str) -
     old = await opener(migrations=steps(backend)[:1])
     assert await old.schema_version() == 1
     table, _ = play(2)
-    await old.create_room("OLD", {"x": True}, header_of(table))
-    await old.append_action("OLD", 0, {"t": 0, "flip": "Anna"})
+    # A room as a version-1 program wrote it (today's create_room needs version 3).
+    async with old._tx() as conn:
+        await conn.execute(
+            "INSERT INTO rooms (code, settings, header, next_index, created_ms, game_started_ms)"
+            " VALUES (?, ?, ?, 1, 1000, 1000)",
+            "OLD",
+            dump_json({"x": True}, "settings"),
+            dump_json(header_of(table), "header"),
+        )
+        await conn.execute(
+            "INSERT INTO room_actions (code, idx, action) VALUES (?, 0, ?)",
+            "OLD",
+            dump_json({"t": 0, "flip": "Anna"}, "action"),
+        )
     with pytest.raises(StoreUnavailable):  # version 1 has no finished games yet
         await old.finish_game(None, table.record.to_dict())
     await old.close()
@@ -46,8 +59,38 @@ async def test_an_older_schema_is_upgraded_in_place(opener: Any, backend: str) -
     room = await new.load_room("OLD")
     assert room.settings == {"x": True}
     assert room.actions == ({"t": 0, "flip": "Anna"},)
-    game_id = await new.finish_game("OLD", table.record.to_dict())
+    # Version 3: the old room is nobody's, at epoch 0, and can be claimed and fenced.
+    assert await new.room_owner("OLD") == Ownership("OLD", None, 0, None)
+    await new.append_action("OLD", 1, {"t": 100, "flip": "Ben"})  # unfenced, as before
+    epoch = await new.claim_room("OLD", "node-a", expected_epoch=0)
+    assert epoch > 0
+    await new.append_action("OLD", 2, {"t": 200, "flip": "Cem"}, epoch=epoch)
+    with pytest.raises(StaleOwner):
+        await new.append_action("OLD", 3, {"t": 300, "flip": "Anna"}, epoch=0)
+    game_id = await new.finish_game("OLD", table.record.to_dict(), epoch=epoch)
     assert (await new.get_summary(game_id)).room == "OLD"
+
+
+async def test_a_version_2_database_gets_owners_and_epochs(opener: Any, backend: str) -> None:
+    old = await opener(migrations=steps(backend)[:2])
+    table, _ = play(4)
+    async with old._tx() as conn:
+        for code in ("R1", "R2"):
+            await conn.execute(
+                "INSERT INTO rooms (code, settings, header, next_index, created_ms,"
+                " game_started_ms) VALUES (?, '{}', ?, 0, 1000, 1000)",
+                code,
+                dump_json(header_of(table), "header"),
+            )
+    await old.close()
+    new = await opener()
+    assert await new.room_owners() == {None: 2}
+    first = await new.create_room("R3", {}, header_of(table), owner="node-b")
+    assert first >= 1
+    claimed = await new.claim_room("R1", "node-b")
+    assert claimed > first  # one counter for every room: epochs only grow
+    assert await new.room_owners() == {None: 1, "node-b": 2}
+    assert [o.code for o in await new.owned_rooms("node-b")] == ["R1", "R3"]
 
 
 async def test_a_newer_schema_is_refused(opener: Any, backend: str) -> None:

@@ -166,12 +166,18 @@ async def test_the_wal_is_checkpointed_beside_the_writer(tmp_path: Path) -> None
     try:
         assert await store.pragma("wal_autocheckpoint") == 0  # not inside our commits
         await store.create_room("W", SETTINGS, header_of(table))
-        commits = 2 * CHECKPOINT_EVERY + 10
-        for i in range(commits):  # one commit each
-            await store.append_action("W", i, acts[i % len(acts)] | {"n": i})
+        # One commit each, until two checkpoints ran beside the writer (on a busy
+        # machine a checkpoint can outlast the next CHECKPOINT_EVERY commits:
+        # the next one then starts at the first commit after it ended).
+        commits = 0
+        while commits < 10 * CHECKPOINT_EVERY and (
+            commits < 2 * CHECKPOINT_EVERY + 10 or store.checkpoints < 2
+        ):
+            await store.append_action("W", commits, acts[commits % len(acts)] | {"n": commits})
+            commits += 1
         assert store._checkpoint is not None
         await store._checkpoint
-        assert store.checkpoints >= 2
+        assert store.checkpoints >= 2, (store.checkpoints, commits)
     finally:
         await store.close()
     reopened = await SqliteStore.open(path)

@@ -1,74 +1,49 @@
-"""Scale-out: room ownership (leases) and a message relay between server nodes.
+"""Scale-out: many server nodes on Redis (liveness, routing, the lobby) and
+PostgreSQL (the durable record and who owns each room, with fencing epochs).
 
-``memory`` for one process (the default), ``Redis`` for many (``--redis-url``).
-Not wired into the server yet; docs/storage.md describes how the server uses it.
+* :class:`Node`: this process in the cluster (heartbeats, its rooms and
+  listings mirrored into Redis, draining, Redis outages);
+* :class:`ClusterView`: what any node or tool reads and asks of Redis
+  (nodes, placement, room codes, where a room runs, the public room list);
+* :class:`Watcher`: takeover of the rooms of a node that died;
+* :func:`cluster_status`: ``slapjack cluster status`` and ``/api/cluster``.
+
+Not wired into the server yet; docs/storage.md ("Scale-out") and
+docs/deploy.md say how the server uses it.
 """
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass
-from typing import Any
-
-from .errors import BadClusterInput, ClusterError, ClusterUnavailable, LeaseLost
-from .lease import Lease, Leases, Owner
-from .memory import Hub, LeaseTable, MemoryLeases, MemoryRelay
-from .redis_backend import RedisLeases, RedisRelay, connect
-from .relay import Relay, Subscription, room_in, room_out
-
-
-@dataclass
-class Cluster:
-    """One node's view of the cluster: its id, its leases and its relay."""
-
-    node: str
-    leases: Leases
-    relay: Relay
-    client: Any = None  #: the Redis client, if any
-
-    async def close(self) -> None:
-        await self.relay.close()
-        await self.leases.close()
-        if self.client is not None:
-            await self.client.aclose()
-
-
-def open_cluster(
-    redis_url: str | None,
-    *,
-    node: str | None = None,
-    ttl_ms: int = 5000,
-    prefix: str = "slapjack",
-) -> Cluster:
-    """In-memory leases and relay without a URL; Redis ones with ``redis://…``."""
-    name = node or f"node-{uuid.uuid4().hex[:12]}"
-    if redis_url is None:
-        return Cluster(name, MemoryLeases(name, ttl_ms), MemoryRelay())
-    client = connect(redis_url)
-    leases = RedisLeases(client, name, ttl_ms, prefix=prefix)
-    relay = RedisRelay(client, prefix=prefix)
-    return Cluster(name, leases, relay, client)
-
+from .errors import (
+    BadClusterInput,
+    ClusterError,
+    ClusterUnavailable,
+    CodesExhausted,
+    NoNodeAvailable,
+)
+from .node import CpuMeter, Node, NodeLoad
+from .status import cluster_status
+from .takeover import Claim, Watcher, claim_rooms, heir
+from .view import ClusterView, Listing, Location, NodeInfo, Page, connect
 
 __all__ = [
     "BadClusterInput",
-    "Cluster",
+    "Claim",
     "ClusterError",
     "ClusterUnavailable",
-    "Hub",
-    "Lease",
-    "LeaseLost",
-    "LeaseTable",
-    "Leases",
-    "MemoryLeases",
-    "MemoryRelay",
-    "Owner",
-    "RedisLeases",
-    "RedisRelay",
-    "Relay",
-    "Subscription",
+    "ClusterView",
+    "CodesExhausted",
+    "CpuMeter",
+    "Listing",
+    "Location",
+    "NoNodeAvailable",
+    "Node",
+    "NodeInfo",
+    "NodeLoad",
+    "Page",
+    "Watcher",
+    "claim_rooms",
+    "cluster_status",
     "connect",
-    "open_cluster",
-    "room_in",
-    "room_out",
+    "heir",
 ]

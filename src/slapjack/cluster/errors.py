@@ -16,18 +16,26 @@ class ClusterError(Exception):
 
 
 class BadClusterInput(ClusterError, ValueError):
-    """A malformed argument: a room or channel name, a TTL, a message that is not JSON."""
+    """A malformed argument: a node id, a URL, a room code, an interval."""
 
     code = "bad_input"
 
 
 class ClusterUnavailable(ClusterError):
-    """Redis could not be reached or failed underneath."""
+    """Redis could not be reached or failed underneath. Live rooms play on;
+    what needs Redis (placing a new room, finding a room's node) waits:
+    ``await node.wait_available()`` and try again."""
 
     code = "cluster_unavailable"
 
 
-class LeaseLost(ClusterError):
-    """This node no longer owns the room (expired, or taken over by another node)."""
+class NoNodeAvailable(ClusterError):
+    """No live node that is not draining can take a new room."""
 
-    code = "lease_lost"
+    code = "no_node_available"
+
+
+class CodesExhausted(ClusterError):
+    """Every room code tried was taken (the code space is nearly full)."""
+
+    code = "codes_exhausted"

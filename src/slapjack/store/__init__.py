@@ -7,7 +7,9 @@ see ``docs/storage.md`` for the contract, the schema and what survives a crash.
 from __future__ import annotations
 
 from .base import (
+    FencedRoom,
     GameSummary,
+    Ownership,
     PlayerStats,
     RoomState,
     Seat,
@@ -24,6 +26,7 @@ from .errors import (
     InvalidRecord,
     RoomExists,
     SchemaTooNew,
+    StaleOwner,
     StoreClosed,
     StoreError,
     StoreUnavailable,
@@ -41,8 +44,10 @@ __all__ = [
     "BadDatabaseUrl",
     "BadInput",
     "CorruptRow",
+    "FencedRoom",
     "GameSummary",
     "InvalidRecord",
+    "Ownership",
     "PlayerStats",
     "PostgresStore",
     "RoomExists",
@@ -50,6 +55,7 @@ __all__ = [
     "SchemaTooNew",
     "Seat",
     "SqliteStore",
+    "StaleOwner",
     "Store",
     "StoreClosed",
     "StoreError",

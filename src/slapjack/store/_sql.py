@@ -23,17 +23,21 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, TypeVar
 
 from .base import (
+    FencedRoom,
     GameSummary,
+    Ownership,
     PlayerStats,
     RoomState,
     Seat,
     check_action,
     check_code,
+    check_epoch,
     check_game_id,
     check_header,
     check_index,
     check_name,
     check_object,
+    check_owner,
     check_paging,
     check_seat,
     dump_json,
@@ -48,6 +52,7 @@ from .errors import (
     CorruptRow,
     RoomExists,
     SchemaTooNew,
+    StaleOwner,
     StoreClosed,
     StoreError,
     StoreUnavailable,
@@ -84,6 +89,7 @@ class _Pending:
     index: int
     text: str
     future: asyncio.Future[None]
+    epoch: int | None = None  #: the writer's fencing epoch; None: not fenced
 
 
 _SUMMARY_COLUMNS: Final = "id, room, game, preset, players, winners, loser, started_ms, finished_ms, flips, actions, complete"
@@ -96,17 +102,25 @@ UPDATE_NEXT_SQL: Final = "UPDATE rooms SET next_index = ? WHERE code = ?"
 
 class BatchPlan:
     """What a group commit does with its batch, given each room's ``next_index``
-    (read in code order, so two writers lock rooms in the same order).
+    and fencing epoch (read in code order, so two writers lock rooms in the
+    same order, and locked: no claim can move an epoch until the commit).
 
     ``outcomes[i]`` is ``None`` (stored, or already stored with the same text)
     or the error for ``batch[i]``; ``to_check`` lists the appends whose index
     is already taken: the caller reads that stored action and passes it to
-    :meth:`check_stored`. Pure logic, shared by the adapters (the SQLite one
-    runs a whole batch in its database thread)."""
+    :meth:`check_stored`. A fenced append whose epoch is not the room's is
+    :class:`StaleOwner` before anything else is looked at (it takes no index).
+    Pure logic, shared by the adapters (the SQLite one runs a whole batch in
+    its database thread)."""
 
     __slots__ = ("_batch", "accepted", "nxt", "outcomes", "start", "to_check")
 
-    def __init__(self, batch: Sequence[_Pending], start: dict[str, int]) -> None:
+    def __init__(
+        self,
+        batch: Sequence[_Pending],
+        start: dict[str, int],
+        epochs: Mapping[str, tuple[int, str | None]] | None = None,
+    ) -> None:
         self.start = start
         self.nxt = dict(start)
         self.accepted: dict[tuple[str, int], str] = {}
@@ -117,6 +131,8 @@ class BatchPlan:
             n = nxt.get(p.code)
             if n is None:
                 outcomes.append(UnknownRoom(f"no live room {p.code}"))
+            elif p.epoch is not None and (held := _held(epochs, p.code))[0] != p.epoch:
+                outcomes.append(StaleOwner(p.code, p.epoch, held[0], held[1]))
             elif p.index == n:
                 accepted[(p.code, p.index)] = p.text
                 nxt[p.code] = n + 1
@@ -146,12 +162,24 @@ class BatchPlan:
         return [(n, c) for c, n in self.nxt.items() if n != self.start[c]]
 
 
+def _held(epochs: Mapping[str, tuple[int, str | None]] | None, code: str) -> tuple[int, str | None]:
+    if epochs is None:
+        raise RuntimeError("a fenced append needs the rooms' epochs")  # a programming error
+    return epochs[code]
+
+
 class SqlStore(ABC):
     """The :class:`~slapjack.store.Store` contract over a SQL database."""
 
     dialect: ClassVar[str]
     #: Appended to the SELECT that reads the rooms a batch of appends touches.
     lock_rows_sql: ClassVar[str] = ""
+    #: A statement run before a new epoch is taken (SQLite moves its counter row).
+    bump_epoch_sql: ClassVar[str | None] = None
+    #: The SQL expression of the new epoch (after ``bump_epoch_sql``).
+    new_epoch_sql: ClassVar[str]
+    #: Run first in a claim's transaction (PostgreSQL: a lock timeout).
+    claim_prelude_sql: ClassVar[str | None] = None
 
     def __init__(self) -> None:
         self._pending: deque[_Pending] = deque()
@@ -265,33 +293,128 @@ class SqlStore(ABC):
     # --------------------------------------------------------------- live rooms
 
     async def create_room(
-        self, code: str, settings: Mapping[str, Any], record_header: Mapping[str, Any]
-    ) -> None:
+        self,
+        code: str,
+        settings: Mapping[str, Any],
+        record_header: Mapping[str, Any],
+        *,
+        owner: str | None = None,
+    ) -> int:
         code = check_code(code)
+        if owner is not None:
+            owner = check_owner(owner)
         settings_text = dump_json(check_object(settings, "settings"), "settings")
         header_text = dump_json(check_header(record_header), "record_header")
         now = now_ms()
 
-        async def body(conn: Conn) -> None:
-            added = await conn.execute(
-                "INSERT INTO rooms (code, settings, header, next_index, created_ms, game_started_ms)"
-                " VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (code) DO NOTHING",
+        async def body(conn: Conn) -> int:
+            if self.bump_epoch_sql is not None:
+                await conn.execute(self.bump_epoch_sql)
+            row = await conn.fetchone(
+                "INSERT INTO rooms (code, settings, header, next_index, created_ms,"
+                " game_started_ms, owner, epoch, owner_since_ms)"
+                f" VALUES (?, ?, ?, 0, ?, ?, ?, {self.new_epoch_sql}, ?)"
+                " ON CONFLICT (code) DO NOTHING RETURNING epoch",
                 code,
                 settings_text,
                 header_text,
                 now,
                 now,
+                owner,
+                now,
             )
-            if not added:
+            if row is None:
                 raise RoomExists(f"a live room {code} exists already")
+            return int(row[0])
 
-        await self._run(body, write=True)
+        return await self._run(body, write=True)
 
-    async def reset_room(self, code: str, record_header: Mapping[str, Any]) -> None:
+    # ----------------------------------------------------- ownership (fencing)
+
+    async def _fence(self, conn: Conn, code: str, epoch: int | None) -> None:
+        """Inside a write: the room exists and, for a fenced write, is at ``epoch``.
+        The row stays locked to the commit (PostgreSQL ``FOR UPDATE``; SQLite
+        holds the whole file's write lock), so no claim lands in between."""
+        row = await conn.fetchone(
+            f"SELECT owner, epoch FROM rooms WHERE code = ?{self.lock_rows_sql}", code
+        )
+        if row is None:
+            raise UnknownRoom(f"no live room {code}")
+        if epoch is not None and int(row[1]) != epoch:
+            raise StaleOwner(code, epoch, int(row[1]), row[0])
+
+    def fenced(self, code: str, epoch: int) -> FencedRoom:
+        return FencedRoom(self, code, epoch)
+
+    async def claim_room(self, code: str, owner: str, *, expected_epoch: int | None = None) -> int:
+        code, owner = check_code(code), check_owner(owner)
+        if expected_epoch is not None:
+            expected_epoch = check_epoch(expected_epoch)
+
+        async def body(conn: Conn) -> int:
+            if self.claim_prelude_sql is not None:
+                await conn.execute(self.claim_prelude_sql)
+            await self._fence(conn, code, expected_epoch)
+            if self.bump_epoch_sql is not None:
+                await conn.execute(self.bump_epoch_sql)
+            row = await conn.fetchone(
+                f"UPDATE rooms SET owner = ?, epoch = {self.new_epoch_sql}, owner_since_ms = ?"
+                " WHERE code = ? RETURNING epoch",
+                owner,
+                now_ms(),
+                code,
+            )
+            if row is None:  # pragma: no cover - the row is locked above
+                raise UnknownRoom(f"no live room {code}")
+            return int(row[0])
+
+        return await self._run(body, write=True)
+
+    async def room_owner(self, code: str) -> Ownership:
         code = check_code(code)
+
+        async def body(conn: Conn) -> Ownership:
+            row = await conn.fetchone(
+                "SELECT code, owner, epoch, owner_since_ms FROM rooms WHERE code = ?", code
+            )
+            if row is None:
+                raise UnknownRoom(f"no live room {code}")
+            return _ownership(row)
+
+        return await self._run(body, write=False)
+
+    async def owned_rooms(self, owner: str) -> list[Ownership]:
+        owner = check_owner(owner)
+
+        async def body(conn: Conn) -> list[Ownership]:
+            rows = await conn.fetch(
+                "SELECT code, owner, epoch, owner_since_ms FROM rooms WHERE owner = ?"
+                " ORDER BY created_ms, code",
+                owner,
+            )
+            return [_ownership(r) for r in rows]
+
+        return await self._run(body, write=False)
+
+    async def room_owners(self) -> dict[str | None, int]:
+        async def body(conn: Conn) -> dict[str | None, int]:
+            rows = await conn.fetch("SELECT owner, COUNT(*) FROM rooms GROUP BY owner")
+            return {r[0]: int(r[1]) for r in rows}
+
+        return await self._run(body, write=False)
+
+    # --------------------------------------------------------------- room writes
+
+    async def reset_room(
+        self, code: str, record_header: Mapping[str, Any], *, epoch: int | None = None
+    ) -> None:
+        code = check_code(code)
+        epoch = _epoch(epoch)
         header_text = dump_json(check_header(record_header), "record_header")
 
         async def body(conn: Conn) -> None:
+            if epoch is not None:
+                await self._fence(conn, code, epoch)
             changed = await conn.execute(
                 "UPDATE rooms SET header = ?, next_index = 0, game_started_ms = ? WHERE code = ?",
                 header_text,
@@ -304,11 +427,16 @@ class SqlStore(ABC):
 
         await self._run(body, write=True)
 
-    async def update_settings(self, code: str, settings: Mapping[str, Any]) -> None:
+    async def update_settings(
+        self, code: str, settings: Mapping[str, Any], *, epoch: int | None = None
+    ) -> None:
         code = check_code(code)
+        epoch = _epoch(epoch)
         text = dump_json(check_object(settings, "settings"), "settings")
 
         async def body(conn: Conn) -> None:
+            if epoch is not None:
+                await self._fence(conn, code, epoch)
             if not await conn.execute("UPDATE rooms SET settings = ? WHERE code = ?", text, code):
                 raise UnknownRoom(f"no live room {code}")
 
@@ -322,8 +450,11 @@ class SqlStore(ABC):
         token_hash: str | None,
         is_bot: bool = False,
         bot_level: str | None = None,
+        *,
+        epoch: int | None = None,
     ) -> None:
         code, seat, name = check_code(code), check_seat(seat), check_name(name)
+        epoch = _epoch(epoch)
         if token_hash is not None and (not isinstance(token_hash, str) or len(token_hash) > 200):
             raise BadInput("token_hash is text of at most 200 characters, or None")
         if not isinstance(is_bot, bool):
@@ -332,7 +463,7 @@ class SqlStore(ABC):
             raise BadInput("bot_level is a short text or None")
 
         async def body(conn: Conn) -> None:
-            await self._require_room(conn, code)
+            await self._require_room(conn, code, epoch)
             await conn.execute(
                 "INSERT INTO room_seats (code, seat, name, token_hash, is_bot, bot_level)"
                 " VALUES (?, ?, ?, ?, ?, ?)"
@@ -349,26 +480,32 @@ class SqlStore(ABC):
 
         await self._run(body, write=True)
 
-    async def clear_seat(self, code: str, seat: int) -> None:
+    async def clear_seat(self, code: str, seat: int, *, epoch: int | None = None) -> None:
         code, seat = check_code(code), check_seat(seat)
+        epoch = _epoch(epoch)
 
         async def body(conn: Conn) -> None:
-            await self._require_room(conn, code)
+            await self._require_room(conn, code, epoch)
             await conn.execute("DELETE FROM room_seats WHERE code = ? AND seat = ?", code, seat)
 
         await self._run(body, write=True)
 
-    async def _require_room(self, conn: Conn, code: str) -> None:
-        if await conn.fetchone("SELECT 1 FROM rooms WHERE code = ?", code) is None:
+    async def _require_room(self, conn: Conn, code: str, epoch: int | None) -> None:
+        if epoch is not None:
+            await self._fence(conn, code, epoch)
+        elif await conn.fetchone("SELECT 1 FROM rooms WHERE code = ?", code) is None:
             raise UnknownRoom(f"no live room {code}")
 
-    async def append_action(self, code: str, index: int, action: Mapping[str, Any]) -> None:
+    async def append_action(
+        self, code: str, index: int, action: Mapping[str, Any], *, epoch: int | None = None
+    ) -> None:
         if self._closing:
             raise StoreClosed("the store is closed")
         code, index = check_code(code), check_index(index)
+        epoch = _epoch(epoch)
         text = dump_json(check_action(action), "action")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Pending(code, index, text, future))
+        self._pending.append(_Pending(code, index, text, future, epoch))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_loop(), name="slapjack-store-writer")
         await future
@@ -401,11 +538,15 @@ class SqlStore(ABC):
             codes = sorted({p.code for p in batch})
             where, params = self._in_list(codes)
             rows = await conn.fetch(
-                f"SELECT code, next_index FROM rooms WHERE code {where}"
+                f"SELECT code, next_index, epoch, owner FROM rooms WHERE code {where}"
                 f" ORDER BY code{self.lock_rows_sql}",
                 *params,
             )
-            plan = BatchPlan(batch, {str(r[0]): int(r[1]) for r in rows})
+            plan = BatchPlan(
+                batch,
+                {str(r[0]): int(r[1]) for r in rows},
+                {str(r[0]): (int(r[2]), r[3]) for r in rows},
+            )
             for i in plan.to_check:
                 p = batch[i]
                 row = await conn.fetchone(SELECT_ACTION_SQL, p.code, p.index)
@@ -462,10 +603,13 @@ class SqlStore(ABC):
 
         return await self._run(body, write=False)
 
-    async def close_room(self, code: str) -> None:
+    async def close_room(self, code: str, *, epoch: int | None = None) -> None:
         code = check_code(code)
+        epoch = _epoch(epoch)
 
         async def body(conn: Conn) -> None:
+            if epoch is not None:
+                await self._fence(conn, code, epoch)
             await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
             await conn.execute("DELETE FROM room_seats WHERE code = ?", code)
             if not await conn.execute("DELETE FROM rooms WHERE code = ?", code):
@@ -480,9 +624,14 @@ class SqlStore(ABC):
         code: str | None,
         record: Mapping[str, Any],
         result: Mapping[str, Any] | None = None,
+        *,
+        epoch: int | None = None,
     ) -> int:
         if code is not None:
             code = check_code(code)
+        epoch = _epoch(epoch)
+        if epoch is not None and code is None:
+            raise BadInput("a fenced finish_game names its room")
         record_obj = check_object(record, "record")
         record_text = dump_json(record_obj, "record")
         result_text = dump_json(check_object(result or {}, "result"), "result")
@@ -490,6 +639,8 @@ class SqlStore(ABC):
         sha = hashlib.sha256(record_text.encode()).hexdigest()
 
         async def body(conn: Conn) -> int:
+            if epoch is not None and code is not None:
+                await self._fence(conn, code, epoch)
             row = await conn.fetchone("SELECT id FROM games WHERE record_sha = ?", sha)
             if row is not None:
                 return int(row[0])
@@ -666,6 +817,16 @@ class SqlStore(ABC):
             )
 
         return await self._run(body, write=False)
+
+
+def _epoch(epoch: Any) -> int | None:
+    return None if epoch is None else check_epoch(epoch)
+
+
+def _ownership(row: Row) -> Ownership:
+    code = str(row[0])
+    since = from_ms(row[3], f"room {code} owner_since") if row[3] is not None else None
+    return Ownership(code, row[1], int(row[2]), since)
 
 
 def _same_json(stored: Any, text: str) -> bool:

@@ -79,6 +79,27 @@ class RoomState:
 
 
 @dataclass(frozen=True, slots=True)
+class Ownership:
+    """Who owns a live room and at which fencing epoch (docs/storage.md).
+
+    ``owner`` is None for a room no node has claimed (the single-node default);
+    ``since`` is when the current owner created or claimed it."""
+
+    code: str
+    owner: str | None
+    epoch: int
+    since: datetime | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "owner": self.owner,
+            "epoch": self.epoch,
+            "since": self.since.isoformat() if self.since else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class GameSummary:
     """One finished game, as the history page lists it."""
 
@@ -156,16 +177,26 @@ class Store(Protocol):
     # ---------------------------------------------------------------- live rooms
 
     async def create_room(
-        self, code: str, settings: Mapping[str, Any], record_header: Mapping[str, Any]
-    ) -> None:
-        """A new live room; ``record_header`` is ``Record.to_dict()`` without actions."""
+        self,
+        code: str,
+        settings: Mapping[str, Any],
+        record_header: Mapping[str, Any],
+        *,
+        owner: str | None = None,
+    ) -> int:
+        """A new live room; ``record_header`` is ``Record.to_dict()`` without actions.
+        Returns the room's first fencing epoch (``owner`` holds it)."""
         ...
 
-    async def reset_room(self, code: str, record_header: Mapping[str, Any]) -> None:
+    async def reset_room(
+        self, code: str, record_header: Mapping[str, Any], *, epoch: int | None = None
+    ) -> None:
         """A new game in the same room (rematch): new header, no actions, seats kept."""
         ...
 
-    async def update_settings(self, code: str, settings: Mapping[str, Any]) -> None: ...
+    async def update_settings(
+        self, code: str, settings: Mapping[str, Any], *, epoch: int | None = None
+    ) -> None: ...
 
     async def set_seat(
         self,
@@ -175,16 +206,21 @@ class Store(Protocol):
         token_hash: str | None,
         is_bot: bool = False,
         bot_level: str | None = None,
+        *,
+        epoch: int | None = None,
     ) -> None:
         """Take or replace a seat."""
         ...
 
-    async def clear_seat(self, code: str, seat: int) -> None: ...
+    async def clear_seat(self, code: str, seat: int, *, epoch: int | None = None) -> None: ...
 
-    async def append_action(self, code: str, index: int, action: Mapping[str, Any]) -> None:
+    async def append_action(
+        self, code: str, index: int, action: Mapping[str, Any], *, epoch: int | None = None
+    ) -> None:
         """Store action ``index`` (0, 1, 2 …) of the room's game. Returns once it is
         durable (see docs/storage.md). The same content again is a no-op; other
-        content at a stored index raises ActionConflict; a skipped index ActionGap."""
+        content at a stored index raises ActionConflict; a skipped index ActionGap.
+        With ``epoch``, StaleOwner unless the room's stored epoch is that one."""
         ...
 
     async def load_room(self, code: str) -> RoomState: ...
@@ -193,8 +229,30 @@ class Store(Protocol):
         """Codes of every live room, oldest first: what to resume after a restart."""
         ...
 
-    async def close_room(self, code: str) -> None:
+    async def close_room(self, code: str, *, epoch: int | None = None) -> None:
         """Forget a live room (its finished games stay)."""
+        ...
+
+    # ------------------------------------------------------- ownership (fencing)
+
+    async def claim_room(self, code: str, owner: str, *, expected_epoch: int | None = None) -> int:
+        """Make ``owner`` the room's owner with a new, higher epoch and return it.
+        With ``expected_epoch``, only if the room is still at that epoch
+        (StaleOwner otherwise: another node claimed it first)."""
+        ...
+
+    async def room_owner(self, code: str) -> Ownership: ...
+
+    def fenced(self, code: str, epoch: int) -> FencedRoom:
+        """The room's writes, each carrying ``epoch``."""
+        ...
+
+    async def owned_rooms(self, owner: str) -> list[Ownership]:
+        """The live rooms ``owner`` holds, oldest first."""
+        ...
+
+    async def room_owners(self) -> dict[str | None, int]:
+        """How many live rooms each owner holds (None: unclaimed rooms)."""
         ...
 
     # ----------------------------------------------------------- finished games
@@ -204,6 +262,8 @@ class Store(Protocol):
         code: str | None,
         record: Mapping[str, Any],
         result: Mapping[str, Any] | None = None,
+        *,
+        epoch: int | None = None,
     ) -> int:
         """Store a finished (or abandoned) game; returns its id. Idempotent per record."""
         ...
@@ -223,6 +283,61 @@ class Store(Protocol):
     async def get_result(self, game_id: int) -> dict[str, Any]: ...
 
     async def player_stats(self, name: str) -> PlayerStats: ...
+
+
+class FencedRoom:
+    """One room's writes as its owner at ``epoch`` makes them: every call is the
+    store's call with this room's code and ``epoch=epoch``, so each one raises
+    :class:`~slapjack.store.StaleOwner` once another node has claimed the room."""
+
+    __slots__ = ("code", "epoch", "store")
+
+    def __init__(self, store: Store, code: str, epoch: int) -> None:
+        self.store = store
+        self.code = check_code(code)
+        self.epoch = check_epoch(epoch)
+
+    def __repr__(self) -> str:
+        return f"<FencedRoom {self.code} epoch {self.epoch}>"
+
+    async def append_action(self, index: int, action: Mapping[str, Any]) -> None:
+        await self.store.append_action(self.code, index, action, epoch=self.epoch)
+
+    async def reset_room(self, record_header: Mapping[str, Any]) -> None:
+        await self.store.reset_room(self.code, record_header, epoch=self.epoch)
+
+    async def update_settings(self, settings: Mapping[str, Any]) -> None:
+        await self.store.update_settings(self.code, settings, epoch=self.epoch)
+
+    async def set_seat(
+        self,
+        seat: int,
+        name: str,
+        token_hash: str | None,
+        is_bot: bool = False,
+        bot_level: str | None = None,
+    ) -> None:
+        await self.store.set_seat(
+            self.code, seat, name, token_hash, is_bot, bot_level, epoch=self.epoch
+        )
+
+    async def clear_seat(self, seat: int) -> None:
+        await self.store.clear_seat(self.code, seat, epoch=self.epoch)
+
+    async def finish_game(
+        self, record: Mapping[str, Any], result: Mapping[str, Any] | None = None
+    ) -> int:
+        return await self.store.finish_game(self.code, record, result, epoch=self.epoch)
+
+    async def close_room(self) -> None:
+        await self.store.close_room(self.code, epoch=self.epoch)
+
+    async def load(self) -> RoomState:
+        return await self.store.load_room(self.code)
+
+    async def still_owned(self) -> bool:
+        """Is the room still at this epoch? (A read: a later write may still be refused.)"""
+        return (await self.store.room_owner(self.code)).epoch == self.epoch
 
 
 # ------------------------------------------------------------------- helpers
@@ -292,6 +407,21 @@ def check_name(name: Any) -> str:
     if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME_LENGTH:
         raise BadInput(f"a name is 1 to {MAX_NAME_LENGTH} characters, got {name!r}")
     return name
+
+
+def check_owner(owner: Any) -> str:
+    """A node id: 1 to 100 printable characters, no spaces, no '#'."""
+    if not isinstance(owner, str) or not 1 <= len(owner) <= MAX_NAME_LENGTH:
+        raise BadInput(f"an owner is 1 to {MAX_NAME_LENGTH} characters, got {owner!r}")
+    if not owner.isprintable() or any(c.isspace() for c in owner) or "#" in owner:
+        raise BadInput(f"an owner has no spaces, control characters or '#', got {owner!r}")
+    return owner
+
+
+def check_epoch(epoch: Any) -> int:
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 0 <= epoch < 2**63:
+        raise BadInput(f"an epoch is a whole number >= 0, got {epoch!r}")
+    return epoch
 
 
 def check_index(index: Any) -> int:

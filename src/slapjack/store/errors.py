@@ -79,6 +79,24 @@ class ActionGap(StoreError):
         self.expected = expected
 
 
+class StaleOwner(StoreError):
+    """A fenced write of a room whose ownership moved on: the room's stored
+    epoch is not the writer's. The writer no longer owns the room and must stop
+    acting for it (docs/storage.md, "Ownership and fencing")."""
+
+    code = "stale_owner"
+
+    def __init__(self, room: str, epoch: int, current: int, owner: str | None) -> None:
+        by = f" by {owner}" if owner is not None else ""
+        super().__init__(
+            f"room {room}: epoch {epoch} is stale, the room is owned{by} at epoch {current}"
+        )
+        self.room = room
+        self.epoch = epoch
+        self.current = current
+        self.owner = owner
+
+
 class CorruptRow(StoreError):
     """A stored row cannot be read back (bad JSON, a wrong type, a hole in the actions)."""
 

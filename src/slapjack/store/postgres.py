@@ -10,17 +10,29 @@ actions. A commit returns after PostgreSQL made it durable
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import asyncpg  # type: ignore[import-untyped]
 
 from ._sql import Conn, Row, SqlStore
 from .errors import BadDatabaseUrl, StoreUnavailable
 from .migrations import POSTGRES, Migration
+
+log = logging.getLogger(__name__)
+
+IDLE_IN_TRANSACTION_MS: Final = 2000
+"""How long a session may sit idle inside a transaction (see :meth:`PostgresStore.open`)."""
+CLOSE_TIMEOUT_S: Final = 5.0
+"""How long ``close()`` waits for the pool to close gracefully before terminating it."""
+CLAIM_LOCK_TIMEOUT_MS: Final = 3000
+"""A claim waits at most this long for a room row another session holds locked
+(StoreUnavailable then; the takeover watcher tries again at its next scan)."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -64,6 +76,8 @@ class PostgresStore(SqlStore):
 
     dialect: ClassVar[str] = "postgresql"
     lock_rows_sql: ClassVar[str] = " FOR UPDATE"
+    new_epoch_sql: ClassVar[str] = "nextval('room_epochs')"
+    claim_prelude_sql: ClassVar[str | None] = f"SET LOCAL lock_timeout = {CLAIM_LOCK_TIMEOUT_MS}"
 
     def __init__(self, pool: Any, url: str) -> None:
         super().__init__()
@@ -80,14 +94,27 @@ class PostgresStore(SqlStore):
         server_settings: dict[str, str] | None = None,
         migrations: Sequence[Migration] = POSTGRES,
         timeout: float = 10.0,
+        idle_in_transaction_ms: int = IDLE_IN_TRANSACTION_MS,
     ) -> PostgresStore:
-        """Connect, check the schema and migrate it."""
+        """Connect, check the schema and migrate it.
+
+        ``idle_in_transaction_ms``: PostgreSQL ends a session of this store that
+        sits inside a transaction doing nothing that long (our transactions
+        never wait for anything but their own statements, so only a paused or
+        starved process does), which releases the room rows it had locked: a
+        node frozen mid-commit cannot hold up the node taking its rooms over.
+        0 leaves the server's setting."""
+        settings = dict(server_settings or {})
+        if idle_in_transaction_ms:
+            settings.setdefault(
+                "idle_in_transaction_session_timeout", str(int(idle_in_transaction_ms))
+            )
         try:
             pool = await asyncpg.create_pool(
                 url,
                 min_size=min_size,
                 max_size=max_size,
-                server_settings=server_settings,
+                server_settings=settings or None,
                 timeout=timeout,
             )
         except ValueError as exc:
@@ -125,4 +152,11 @@ class PostgresStore(SqlStore):
         await conn.fetchone("SELECT pg_advisory_xact_lock(hashtext(?))", f"slapjack:{row[0]}")
 
     async def _close_connection(self) -> None:
-        await self._pool.close()
+        # asyncpg's close waits for every connection to be given back and
+        # closed gracefully; one whose session the server ended (see
+        # idle_in_transaction_ms) can keep it waiting: then cut them all.
+        try:
+            await asyncio.wait_for(self._pool.close(), CLOSE_TIMEOUT_S)
+        except TimeoutError:
+            log.warning("PostgreSQL pool did not close within %.0f s; terminated", CLOSE_TIMEOUT_S)
+            self._pool.terminate()

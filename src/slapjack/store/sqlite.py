@@ -74,6 +74,8 @@ class SqliteStore(SqlStore):
     """The store in one SQLite file (``:memory:`` for a throwaway one)."""
 
     dialect: ClassVar[str] = "sqlite"
+    bump_epoch_sql: ClassVar[str | None] = "UPDATE room_epochs SET last = last + 1 WHERE id = 1"
+    new_epoch_sql: ClassVar[str] = "(SELECT last FROM room_epochs WHERE id = 1)"
 
     def __init__(self, db: aiosqlite.Connection, path: str) -> None:
         super().__init__()
@@ -329,10 +331,16 @@ def _write_batch_in_thread(
         codes = sorted({p.code for p in batch})
         marks = ", ".join("?" * len(codes))
         (found,) = conn.execute(
-            f"SELECT json_group_object(code, next_index) FROM rooms WHERE code IN ({marks})",
+            "SELECT json_group_object(code, json_array(next_index, epoch, owner))"
+            f" FROM rooms WHERE code IN ({marks})",
             codes,
         ).fetchone()
-        plan = BatchPlan(batch, {str(c): int(n) for c, n in json.loads(found).items()})
+        rooms = json.loads(found)
+        plan = BatchPlan(
+            batch,
+            {str(c): int(v[0]) for c, v in rooms.items()},
+            {str(c): (int(v[1]), v[2]) for c, v in rooms.items()},
+        )
         for i in plan.to_check:
             p = batch[i]
             plan.check_stored(i, conn.execute(SELECT_ACTION_SQL, (p.code, p.index)).fetchone())
