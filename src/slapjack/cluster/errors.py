@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
+from slapjack.core.errors import SlapjackError
 
-class ClusterError(Exception):
-    """Base class of every error the cluster layer raises."""
 
-    code: str = "cluster_error"
+class ClusterError(SlapjackError):
+    """Base class of every error the cluster layer raises. (A :class:`~slapjack.core.SlapjackError`:
+    one hierarchy, a stable ``code`` and a ``message`` for every error.)"""
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
+    code = "cluster_error"
 
 
 class BadClusterInput(ClusterError, ValueError):

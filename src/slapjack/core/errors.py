@@ -9,7 +9,9 @@ from __future__ import annotations
 
 
 class SlapjackError(ValueError):
-    """Base class of every error the engine raises on bad input."""
+    """Base class of every error the project raises: the engine's on bad input,
+    and the live table's, the server's, the store's and the cluster's, each with
+    a stable ``code`` (what a client is told) and its ``message``."""
 
     code: str = "error"
 

@@ -7,17 +7,14 @@ it into an error frame or an HTTP status without parsing messages.
 
 from __future__ import annotations
 
+from slapjack.core.errors import SlapjackError
 
-class StoreError(Exception):
-    """Base class of every error the store raises."""
 
-    code: str = "store_error"
+class StoreError(SlapjackError):
+    """Base class of every error the store raises. (A :class:`~slapjack.core.SlapjackError`:
+    one hierarchy, a stable ``code`` and a ``message`` for every error.)"""
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
+    code = "store_error"
 
 
 class BadInput(StoreError, ValueError):

@@ -7,7 +7,7 @@ from typing import Final
 from urllib.parse import parse_qs
 
 from .base import Store
-from .errors import BadDatabaseUrl
+from .errors import BadDatabaseUrl, StoreError
 from .postgres import PostgresStore
 from .sqlite import SqliteStore
 
@@ -47,9 +47,9 @@ async def open_store(database_url: str | None, data_dir: Path | str) -> Store:
         synchronous = options.get("synchronous", ["NORMAL"])[-1]
         try:
             return await SqliteStore.open(path, synchronous=synchronous)
-        except BadDatabaseUrl:
+        except StoreError:
             raise
-        except ValueError as exc:
+        except ValueError as exc:  # a bad synchronous= value
             raise BadDatabaseUrl(str(exc)) from None
     raise BadDatabaseUrl(
         f"unsupported database URL {database_url.split('://', 1)[0]!r}://…:"
