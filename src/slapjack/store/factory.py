@@ -7,7 +7,7 @@ from typing import Final
 from urllib.parse import parse_qs
 
 from .base import Store
-from .errors import BadDatabaseUrl, StoreError
+from .errors import BadDatabaseUrl, BadInput
 from .postgres import PostgresStore
 from .sqlite import SqliteStore
 
@@ -47,9 +47,7 @@ async def open_store(database_url: str | None, data_dir: Path | str) -> Store:
         synchronous = options.get("synchronous", ["NORMAL"])[-1]
         try:
             return await SqliteStore.open(path, synchronous=synchronous)
-        except StoreError:
-            raise
-        except ValueError as exc:  # a bad synchronous= value
+        except BadInput as exc:  # a bad synchronous= value: the URL's fault
             raise BadDatabaseUrl(str(exc)) from None
     raise BadDatabaseUrl(
         f"unsupported database URL {database_url.split('://', 1)[0]!r}://…:"
