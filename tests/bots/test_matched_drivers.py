@@ -55,7 +55,7 @@ async def test_a_server_rooms_matched_bot_learns_from_the_person(live: LiveServe
         )
         await asyncio.sleep(0.05)
         room = live.app.state.lobby.get(code)
-        bot = room.live.bot(1)  # the room's bot for seat 1
+        bot = room.live.seating.bots.get(1)  # the room's bot for seat 1
         assert isinstance(bot, MatchedBot)
         # Both slapped (the bot after its own reaction), so the race listed Anna's 312 ms.
         assert bot.tracker.seen == bot.tracker.exact == 1

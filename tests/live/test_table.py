@@ -266,18 +266,22 @@ def test_an_absent_human_is_covered_after_the_grace_and_freed_on_return() -> Non
     timing = LiveTiming(turn_ms=5000.0, grace_ms=1000.0, cover_level="perfect")
     live = table(deck("5C"), timing=timing)
     live.disconnected(0, 0.0)
-    assert live.grace_until(0) == 1000.0 and not live.is_bot(0)
+    assert live.grace_until(0) == 1000.0 and live.seating.level(0) is None
     live.wake(1000.0)
-    assert live.is_covered(0) and live.level(0) == "perfect"
+    assert live.seating.covered[0] and live.seating.level(0) == "perfect"
     assert live.next_deadline == 1500.0  # the perfect bot flips after 500 ms
     live.connected(0, 1100.0)
-    assert not live.is_covered(0) and live.next_deadline == 6100.0  # the human's turn timer
+    assert not live.seating.covered[0] and live.next_deadline == 6100.0  # the human's turn timer
 
 
 def test_a_human_who_leaves_is_a_bot_for_good() -> None:
     live = table(deck("5C"), timing=LiveTiming(turn_ms=5000.0, cover_level="perfect"))
     live.leave(0, 50.0)
-    assert live.is_bot(0) and live.level(0) == "perfect" and live.next_deadline == 550.0
+    assert (
+        live.seating.level(0) is not None
+        and live.seating.level(0) == "perfect"
+        and live.next_deadline == 550.0
+    )
 
 
 def test_once_every_human_is_out_the_bots_play_quickly() -> None:
@@ -389,6 +393,6 @@ def test_real_bots_come_from_the_factory_with_their_seat_seeds() -> None:
 
     tab = Table.new(Rules(), ["A", "B"], seed=5)
     live = LiveTable(tab, levels=["pro", "casual"], bot_seed=9, game_no=2)
-    bot = live.bot(1)
+    bot = live.seating.bots.get(1)
     twin = make_bot("casual", seat_bot_seed(9, 1, 2))
     assert bot is not None and bot.flip_delay_ms(None) == twin.flip_delay_ms(None)  # type: ignore[arg-type]

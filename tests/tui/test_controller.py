@@ -290,7 +290,7 @@ def test_save_never_overwrites(tmp_path: Path) -> None:
 def test_real_bots_are_made_from_the_seed() -> None:
     seats = (human(0, "Anna"), SeatSpec("Ben", "pro"))
     c = GameController(GameConfig(seats=seats, seed=5), ManualClock())
-    bot = c.live.bot(1)
+    bot = c.live.seating.bots.get(1)
     assert bot is not None
     same = make_bot("pro", seat_bot_seed(5, 1))
     assert bot.flip_delay_ms(c.state.view) == same.flip_delay_ms(c.state.view)

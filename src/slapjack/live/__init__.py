@@ -7,7 +7,8 @@ the simulator are its hosts. Standard library, ``core`` and ``bots`` only.
 """
 
 from .referee import LocalReferee, RacePolicy
-from .table import BotFactory, LiveError, LiveTable, seat_bot_seed
+from .seating import BotFactory, Seating, seat_bot_seed
+from .table import LiveError, LiveTable
 from .tally import Tally
 from .timing import BOT_FLINCH_LIMIT_MS, MAX_ROUNDS, LiveTiming, Tempo, TimingError
 
@@ -20,6 +21,7 @@ __all__ = [
     "LiveTiming",
     "LocalReferee",
     "RacePolicy",
+    "Seating",
     "Tally",
     "Tempo",
     "TimingError",

@@ -1,46 +1,32 @@
 """The live table: what a game played in real time adds to the rules.
 
 The engine (:mod:`slapjack.core`) knows the rules and is told when a race
-closes. A :class:`LiveTable` decides that, and everything else a live game
-needs: when the player on turn is flipped for, when a race closes (its
-referee's window after the first slap, every seat slapped, or the no-slap
-timeout), reslap rounds after exact ties, the say-it call wait, the time
-limit, a bot covering an absent human, and when and how each bot slaps. It is
-pure: no clock, no asyncio. Time arrives as data (``now``, the host's clock in
-milliseconds) and the table tells its host when to wake it
-(:attr:`LiveTable.next_deadline`).
+closes. A :class:`LiveTable` decides that and everything else a live game
+needs: the turn timer, when a race closes (its referee's window after the
+first slap, every seat slapped, or the no-slap timeout), reslap rounds, the
+say-it call wait, the time limit, a bot covering an absent human, and when
+and how each bot slaps (:mod:`.seating`). It is pure: time arrives as data
+(``now``, the host's clock in ms) and the table says when to wake it
+(:attr:`LiveTable.next_deadline`). The server's rooms, the terminal game and
+the simulator all run it, so a record is the same whichever host played it.
 
-The server's rooms, the terminal game and the simulator all run this one
-table, so the simulator studies exactly the game that is served and a record
-is the same whichever host played it.
-
-How a host drives it::
-
-    live = LiveTable(table, levels=[None, "casual", "casual"], now=clock())
-    live.start(clock())
-    ...
-    live.slap(seat, clock(), flip_id=..., claimed_ms=...)   # inputs, as they come
-    live.wake(clock())                                      # at live.next_deadline
-    events = live.take()                                    # after each input or wake
-
-Every input first runs the deadlines that are due by its ``now``, each at its
-own deadline's time (so a late host timer does not change the game). Every
-action the table applies is in ``table.record`` before the host hears of it;
-a host stores the new actions before it tells anyone (write-ahead).
-
-Simultaneous deadlines run in this order: bot slaps, the end of a call wait,
-the race closing, the pile handed back (nobody can flip), the turn, the time
-limit, a bot covering an absent human.
+A host feeds it inputs as they come (``slap(seat, now, …)``), wakes it at its
+next deadline (``wake(now)``) and takes the events after each (``take()``).
+Every input first runs the deadlines due by its ``now``, each at its own time,
+so a late host timer changes nothing. Simultaneous deadlines run in this
+order: bot slaps, the end of a call wait, the race, the pile handed back, the
+turn, the time limit, a bot covering an absent human. Every action is in the
+table's record before its host hears of it.
 """
 
 from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Final, cast
+from collections.abc import Collection, Mapping, Sequence
+from typing import Final
 
-from slapjack.bots.base import Bot, FastBot, SlapIntent, notice_bots
+from slapjack.bots.base import Bot
 from slapjack.core import (
     Event,
     Game,
@@ -49,18 +35,15 @@ from slapjack.core import (
     SlapjackError,
     Table,
     Tie,
-    observe,
 )
 from slapjack.core.events import RaceTied
 from slapjack.core.game import MAX_REACTION_MS
 
 from .referee import LocalReferee, RacePolicy
+from .seating import BotFactory, Seating
 from .timing import BOT_FLINCH_LIMIT_MS, LiveTiming
 
 INF: Final = math.inf
-
-BotFactory = Callable[[str, int], Bot]
-"""``make_bot(level, seed)`` or a stand-in with the same signature."""
 
 # deadline kinds, in the order simultaneous deadlines run
 _BOT, _WAIT, _RACE, _DEADLOCK, _TURN, _LIMIT, _GRACE = range(7)
@@ -70,29 +53,6 @@ class LiveError(SlapjackError):
     """An input the live table refuses; ``code`` names why (``stale_flip`` …)."""
 
     code = "refused"
-
-
-def seat_bot_seed(bot_seed: int, seat: int, game_no: int = 0) -> int:
-    """The seed of the bot in ``seat`` for game ``game_no`` of a table seeded ``bot_seed``."""
-    return bot_seed * 64 + seat * 7 + game_no
-
-
-def _default_factory(level: str, seed: int) -> Bot:
-    from slapjack.bots import make_bot
-
-    return make_bot(level, seed)
-
-
-_FAST_TYPES: dict[type, bool] = {}
-
-
-def _fast(bot: Bot) -> FastBot | None:
-    """The bot as a :class:`FastBot`, if it is one (the protocol check cached per class)."""
-    kind = type(bot)
-    known = _FAST_TYPES.get(kind)
-    if known is None:
-        known = _FAST_TYPES[kind] = isinstance(bot, FastBot)
-    return cast(FastBot, bot) if known else None
 
 
 class LiveTable:
@@ -107,53 +67,6 @@ class LiveTable:
     host says when it is on screen (:meth:`shown`): bots react, and a race's
     clocks run, from then.
     """
-
-    __slots__ = (
-        "_auto_shown",
-        "_bot_seed",
-        "_bot_slaps",
-        "_bots",
-        "_called",
-        "_covered",
-        "_cue",
-        "_cue_shown",
-        "_deadlock_at",
-        "_do_flip",
-        "_do_settle",
-        "_do_slap",
-        "_do_time_up",
-        "_due",
-        "_factory",
-        "_fast",
-        "_first_slap",
-        "_game_no",
-        "_grace",
-        "_has_humans",
-        "_hold_until",
-        "_interest",
-        "_irish",
-        "_learners",
-        "_levels",
-        "_limit_at",
-        "_origin",
-        "_out",
-        "_people",
-        "_race_at",
-        "_race_opened",
-        "_reslap",
-        "_round",
-        "_round_slaps",
-        "_say_it",
-        "_settles",
-        "_turn_at",
-        "_turn_key",
-        "_waits",
-        "game",
-        "referee",
-        "rules",
-        "table",
-        "timing",
-    )
 
     def __init__(
         self,
@@ -182,35 +95,23 @@ class LiveTable:
         self.timing = timing or LiveTiming()
         self.referee: RacePolicy = referee if referee is not None else LocalReferee()
         n = self.game.n
-        given = dict(bots or {})
         lv: list[str | None] = list(levels) if levels is not None else [None] * n
         if len(lv) != n:
             raise ValueError(f"{n} seats need {n} levels, got {len(lv)}")
-        for s, bot in given.items():
-            if not 0 <= s < n:
-                raise ValueError(f"no seat {s} for a bot")
-            lv[s] = bot.level
-        self._levels = lv
-        self._has_humans = any(level is None for level in lv)
-        self._people = (
-            frozenset(people)
-            if people is not None
-            else frozenset(s for s in range(n) if lv[s] is None)
+        self.seating = Seating(
+            self.rules,
+            lv,
+            bots=bots,
+            bot_factory=bot_factory,
+            bot_seed=bot_seed,
+            game_no=game_no,
+            cover_level=self.timing.cover_level,
+            people=people,
         )
-        self._learners: list[Bot] | None = None
-        self._covered = [False] * n
-        self._bots: dict[int, Bot] = given
-        self._fast: list[FastBot | None] = [None] * n
-        for s, bot in given.items():
-            self._fast[s] = _fast(bot)
-        self._factory = bot_factory or _default_factory
-        self._bot_seed = bot_seed
-        self._game_no = game_no
         self._auto_shown = auto_shown
         self._irish = self.rules.is_irish
         self._say_it = self.rules.say_it
         self._reslap = not self._irish and self.rules.tie is Tie.RESLAP
-        self._interest: list[bool | None] | None = None
         self._origin = 0.0
         self._out: list[Event] = []
         self._cue = 0
@@ -231,9 +132,6 @@ class LiveTable:
         self._waits: dict[int, tuple[float, float]] = {}
         self._grace: dict[int, float] = {}
         self._due: tuple[float, int] = (INF, -1)
-        for s in range(n):
-            if lv[s] is not None and s not in given:
-                self._controller(s)
 
     # ------------------------------------------------------------------ queries
 
@@ -252,34 +150,15 @@ class LiveTable:
         """When the host should call :meth:`wake` next (``inf``: not before an input)."""
         return self._due[0]
 
-    def game_time(self, now: float) -> int:
-        """The game time (whole ms, ``t`` of the record) at host time ``now``."""
-        return max(self.game.t, int(now - self._origin))
-
-    def host_time(self, t: float) -> float:
-        """The host time at game time ``t``."""
-        return self._origin + t
-
     def deadlines(self) -> dict[str, float | None]:
         """The game's pending timers by name (host ms), for status displays."""
-
-        def opt(x: float) -> float | None:
-            return None if x == INF else x
-
-        return {
-            "turn": opt(self._turn_at),
-            "race": opt(self._race_at),
-            "deadlock": opt(self._deadlock_at),
-            "time_limit": opt(self._limit_at),
-        }
+        at = (self._turn_at, self._race_at, self._deadlock_at, self._limit_at)
+        names = ("turn", "race", "deadlock", "time_limit")
+        return {k: None if v == INF else v for k, v in zip(names, at, strict=True)}
 
     def grace_until(self, seat: int) -> float | None:
         """When an absent human's seat will be covered by a bot, if it is waiting for that."""
         return self._grace.get(seat)
-
-    def is_bot(self, seat: int) -> bool:
-        """Whether a bot plays ``seat`` now (a bot seat, or a covered human)."""
-        return self._levels[seat] is not None or self._covered[seat]
 
     @property
     def round(self) -> int:
@@ -299,20 +178,6 @@ class LiveTable:
         """Say-it: a slap waits for its call, or a call waits for its slap:
         inputs nobody has been told of, which the record (and a restart) does not keep."""
         return bool(self._waits or self._called)
-
-    def bot(self, seat: int) -> Bot | None:
-        """The bot that plays ``seat`` now, if a bot does."""
-        return self._bots.get(seat)
-
-    def is_covered(self, seat: int) -> bool:
-        return self._covered[seat]
-
-    def level(self, seat: int) -> str | None:
-        """The level of the bot playing ``seat`` now, ``None`` for a human at the keys."""
-        level = self._levels[seat]
-        if level is None and self._covered[seat]:
-            return self.timing.cover_level
-        return level
 
     def take(self) -> list[Event]:
         """The events since the last call, in order (hand them to the players)."""
@@ -365,14 +230,9 @@ class LiveTable:
 
     def flip(self, seat: int, now: float, *, flip_id: int | None = None) -> None:
         """A human flips (``flip_id``: the flip count the client saw, if it sent one)."""
-        self._run_due(now)
-        game = self.game
-        if game.over:
-            raise LiveError("the game is over", code="game_over")
+        self._input(now, flip_id)
         if self.timing.tempo == "fixed":
             raise LiveError("this table flips on a fixed tempo", code="not_your_turn")
-        if flip_id is not None and flip_id != game.flips:
-            raise LiveError(f"flip_id {flip_id} is stale (now {game.flips})", code="stale_flip")
         self._flip(seat, now)
 
     def slap(
@@ -389,12 +249,7 @@ class LiveTable:
         """A human slaps. ``claimed_ms`` is the reaction the client measured
         (``None``: measured here, from the cue shown to ``now``; a slap before
         the cue was shown is dropped: it was meant for the card before)."""
-        self._run_due(now)
-        game = self.game
-        if game.over:
-            raise LiveError("the game is over", code="game_over")
-        if flip_id is not None and flip_id != game.flips:
-            raise LiveError(f"flip_id {flip_id} is stale (now {game.flips})", code="stale_flip")
+        self._input(now, flip_id)
         if claimed_ms is None:
             if self._cue_shown is None:
                 return
@@ -405,12 +260,7 @@ class LiveTable:
     def call(self, seat: int, now: float, *, flip_id: int | None = None) -> None:
         """Say-it: ``seat`` calls "Slapjack!": a slap waiting for it goes in
         with it; a later slap on the same cue counts as called."""
-        self._run_due(now)
-        game = self.game
-        if game.over:
-            raise LiveError("the game is over", code="game_over")
-        if flip_id is not None and flip_id != game.flips:
-            raise LiveError(f"flip_id {flip_id} is stale (now {game.flips})", code="stale_flip")
+        self._input(now, flip_id)
         if not self._say_it:
             return
         wait = self._waits.pop(seat, None)
@@ -420,10 +270,21 @@ class LiveTable:
             self._called.add(seat)
         self._after(now)
 
+    def _input(self, now: float, flip_id: int | None) -> None:
+        """Before a player's input: what is due by ``now`` runs first; then the
+        game must still be on, on the flip the client saw (``flip_id``)."""
+        self._run_due(now)
+        game = self.game
+        if game.over:
+            raise LiveError("the game is over", code="game_over")
+        if flip_id is not None and flip_id != game.flips:
+            raise LiveError(f"flip_id {flip_id} is stale (now {game.flips})", code="stale_flip")
+
     def disconnected(self, seat: int, now: float) -> None:
         """A human seat lost its last connection: a bot covers it after the grace period."""
         self._run_due(now)
-        if self._levels[seat] is None and not self._covered[seat] and not self.game.over:
+        seating = self.seating
+        if seating.levels[seat] is None and not seating.covered[seat] and not self.game.over:
             self._grace[seat] = now + self.timing.grace_ms
             self._after(now)
 
@@ -431,20 +292,14 @@ class LiveTable:
         """A human seat is back: the covering bot (or the grace period) ends."""
         self._run_due(now)
         self._grace.pop(seat, None)
-        if self._covered[seat]:
-            self._covered[seat] = False
-            self._drop_bot(seat)
+        self.seating.uncover(seat)
         self._after(now)
 
     def leave(self, seat: int, now: float) -> None:
         """A human leaves for good: a bot of the cover level plays the seat from now on."""
         self._run_due(now)
         self._grace.pop(seat, None)
-        if self._levels[seat] is None:
-            self._covered[seat] = False
-            self._drop_bot(seat)
-            self._levels[seat] = self.timing.cover_level
-            self._controller(seat)
+        self.seating.leave(seat)
         self._after(now)
 
     # ------------------------------------------------------------- deadlines
@@ -508,9 +363,8 @@ class LiveTable:
         else:
             seat = min(self._grace, key=lambda s: (self._grace[s], s))
             del self._grace[seat]
-            if not game.over and self._levels[seat] is None:
-                self._covered[seat] = True
-                self._controller(seat)
+            if not game.over:
+                self.seating.cover(seat)
         self._after(at)
 
     # ------------------------------------------------------------- the game
@@ -542,7 +396,7 @@ class LiveTable:
             self._schedule_turn(at, fresh=True)
         if not self._auto_shown:
             self._cue_shown = None
-        elif not common or self._wanted_now():
+        elif not common or self.seating.wanted(game):
             self._show(at)
         else:
             self._cue_shown = at  # shown, and no bot would slap it: nothing to ask
@@ -557,66 +411,13 @@ class LiveTable:
         game = self.game
         if game.race_open:
             self._race_opened = at
-        if not game.over and (game.reslap_among is not None or self._wanted_now()):
-            self._bots_react(at)
-
-    def _wanted_now(self) -> bool:
-        """Could any bot slap the top card? (No bot draws a random number for a
-        card it would never slap, so asking none of them changes nothing.)"""
-        game = self.game
-        if not self._bots or game.top is None:
-            return False
-        top = game.centre[-1]
-        call = game.top_call
-        # interest[rank * 14 + call + 1] (call 0: none), filled as cards come,
-        # forgotten when the bots change
-        interest = self._interest
-        if interest is None:
-            interest = self._interest = [None] * (13 * 14)
-        key = (top >> 2) * 14 + (0 if call is None else call + 1)
-        wanted = interest[key]
-        if wanted is None:
-            wanted = interest[key] = self._wanted(top >> 2, call)
-        return wanted
-
-    def _bots_react(self, at: float) -> None:
-        """Ask every bot that may slap the shown cue whether (and how fast) it does."""
-        game = self.game
-        top = game.top
-        if top is None:
-            return
-        among = game.reslap_among
-        rules = self.rules
-        call = game.top_call
-        if game.race_open:
-            limit = self.timing.irish_timeout_ms if self._irish else self.timing.jack_timeout_ms
-        else:
-            limit = BOT_FLINCH_LIMIT_MS
-        is_out = game.is_out
-        fast = self._fast
-        for s, bot in self._bots.items():
-            if is_out[s] or (among is not None and s not in among):
-                continue
-            f = fast[s]
-            intent: SlapIntent | None
-            if f is not None and among is None:
-                intent = f.react_card(top, call, rules)
+        if not game.over and (game.reslap_among is not None or self.seating.wanted(game)):
+            if game.race_open:
+                limit = self.timing.irish_timeout_ms if self._irish else self.timing.jack_timeout_ms
             else:
-                intent = bot.react(observe(game, s))
-            if intent is None:
-                continue
-            reaction = float(intent.reaction_ms)
-            if not (0.0 <= reaction <= limit):  # also drops nan
-                continue
-            insort(self._bot_slaps, (at + reaction, s, reaction, bool(intent.call)))
-
-    def _wanted(self, rank: int, call: int | None) -> bool:
-        rules = self.rules
-        for s in self._bots:
-            f = self._fast[s]
-            if f is None or f.might_slap(rank, call, rules):
-                return True
-        return False
+                limit = BOT_FLINCH_LIMIT_MS
+            for reaction, seat, call in self.seating.reactions(game, limit):
+                insort(self._bot_slaps, (at + reaction, seat, reaction, call))
 
     def _slap(
         self,
@@ -661,16 +462,10 @@ class LiveTable:
         if self._first_slap is None:
             self._first_slap = at
             self._race_at = self._race_deadline()
-        if settle and self._round_slaps >= self._eligible():
+        among = game.reslap_among  # each seat that may slap, once a round
+        eligible = len(among) if among is not None else game.n - game.is_out.count(True)
+        if settle and self._round_slaps >= eligible:
             self._close_race(at)
-
-    def _eligible(self) -> int:
-        """How many seats may slap in the open race's current round (each once)."""
-        game = self.game
-        among = game.reslap_among
-        if among is not None:
-            return len(among)
-        return game.n - game.is_out.count(True)
 
     def _close_race(self, at: float) -> None:
         game = self.game
@@ -688,9 +483,9 @@ class LiveTable:
             or self._round >= rounds
             or (self._round > 1 and self._round_slaps == 0)
         )
-        racing = self._racing_people()
+        racing = self.seating.racing_people(game)
         events = self._settle(final, at)
-        self._notice(events, racing)
+        self.seating.notice(events, game, racing)
         if game.race_open and any(isinstance(e, RaceTied) for e in events):
             # an exact tie: a fresh cue for the tied players
             self._round += 1
@@ -705,21 +500,6 @@ class LiveTable:
                 self._show(at)
         else:
             self._result(at)
-
-    def _racing_people(self) -> list[int]:
-        """The seats played by people (not by a covering bot) still in the race."""
-        is_out, covered = self.game.is_out, self._covered
-        return [s for s in self._people if not is_out[s] and not covered[s]]
-
-    def _notice(self, events: list[Event], people: list[int]) -> None:
-        """Tell the bots that learn from the table (``matched``) what a race gave."""
-        learners = self._learners
-        if learners is None:
-            learners = self._learners = [
-                b for b in self._bots.values() if getattr(b, "notice", None) is not None
-            ]
-        if learners:
-            notice_bots(learners, events, people)
 
     def _settle(self, final: bool, at: float) -> list[Event]:
         events = self._do_settle(final, self._t(at))
@@ -786,8 +566,9 @@ class LiveTable:
         game = self.game
         turn = game.turn
         assert turn is not None
-        bot = self._bots.get(turn)
-        key = (turn, game.flips, self._settles, bot is not None, self._hold_until)
+        seating = self.seating
+        bot = turn in seating.bots
+        key = (turn, game.flips, self._settles, bot, self._hold_until)
         if not fresh and key == self._turn_key:
             return
         self._turn_key = key
@@ -798,14 +579,11 @@ class LiveTable:
             assert timing.turn_ms is not None
             self._turn_at = start + timing.turn_ms
             return
-        if bot is not None:
-            f = self._fast[turn]
-            raw = (
-                f.next_flip_delay_ms() if f is not None else bot.flip_delay_ms(observe(game, turn))
-            )
-            delay = float(raw) * (self._pace() if self._has_humans else timing.bot_pace)
-            if not delay >= 0.0:  # also nan
-                delay = 0.0
+        if bot:
+            pace = timing.bot_pace
+            if seating.has_humans and seating.humans_out(game):
+                pace *= timing.bots_only_pace
+            delay = (seating.flip_delay(game, turn) or 0.0) * pace
             cap = timing.max_bot_flip_ms
             turn_ms = timing.turn_ms
             if turn_ms and turn_ms < cap:
@@ -815,36 +593,3 @@ class LiveTable:
             self._turn_at = start + timing.turn_ms
         else:
             self._turn_at = INF
-
-    def _pace(self) -> float:
-        pace = self.timing.bot_pace
-        if self._has_humans:
-            levels, is_out = self._levels, self.game.is_out
-            if all(is_out[s] for s in range(self.game.n) if levels[s] is None):
-                pace *= self.timing.bots_only_pace
-        return pace
-
-    # -------------------------------------------------------------- bots
-
-    def _controller(self, seat: int) -> Bot | None:
-        """The bot that plays ``seat`` now (made when first needed), or ``None``."""
-        bot = self._bots.get(seat)
-        if bot is not None:
-            return bot
-        level = self._levels[seat]
-        if level is None:
-            if not self._covered[seat]:
-                return None
-            level = self.timing.cover_level
-        bot = self._factory(level, seat_bot_seed(self._bot_seed, seat, self._game_no))
-        self._bots[seat] = bot
-        self._fast[seat] = _fast(bot)
-        self._interest = None
-        self._learners = None
-        return bot
-
-    def _drop_bot(self, seat: int) -> None:
-        if self._bots.pop(seat, None) is not None:
-            self._fast[seat] = None
-            self._interest = None
-            self._learners = None

@@ -56,7 +56,7 @@ def room_status(room: Room) -> dict[str, Any]:
     grace: dict[str, float] = {}
     bots: dict[str, str] = {}
     for s, seat in enumerate(room.seats):
-        level = seat.bot if live is None or not seat.taken else live.level(s)
+        level = seat.bot if live is None or not seat.taken else live.seating.level(s)
         if level is not None:
             bots[str(s)] = level
         until = live.grace_until(s) if live is not None else None
@@ -72,7 +72,9 @@ def room_status(room: Room) -> dict[str, Any]:
         "names": [seat.name for seat in room.seats],
         "connected": [seat.conns > 0 for seat in room.seats],
         "bots": bots,
-        "covered": [s for s in range(len(room.seats)) if live is not None and live.is_covered(s)],
+        "covered": [
+            s for s in range(len(room.seats)) if live is not None and live.seating.covered[s]
+        ],
         "rematch": [s for s, seat in enumerate(room.seats) if seat.rematch],
         "spectators": sum(1 for c in room.conns if c.seat is None),
         "game_id": room.last_game_id,

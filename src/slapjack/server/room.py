@@ -198,7 +198,7 @@ class Room(Actor):
             self._persisted = len(table.record.actions)
         if live.cue != self._cue:
             self._cue, self._card_sent = live.cue, live.game.flips
-        covered = tuple(live.is_covered(s) for s in range(len(self.seats)))
+        covered = tuple(live.seating.covered[s] for s in range(len(self.seats)))
         changed = force or bool(events) or covered != self._covered
         self._covered = covered
         if live.game.over and self.status == "playing":
@@ -278,7 +278,7 @@ class Room(Actor):
         self.seats[s].rematch = True
         live = self.game()
         if all(
-            seat.rematch or not seat.human or seat.conns == 0 or live.is_covered(i)
+            seat.rematch or not seat.human or seat.conns == 0 or live.seating.covered[i]
             for i, seat in enumerate(self.seats)
         ):
             self._start_game()

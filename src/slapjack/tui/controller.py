@@ -281,7 +281,7 @@ class GameController:
         )
         turn_deadline = None
         turn = self.game.turn
-        if turn in self.humans and not self.live.is_bot(turn):
+        if turn in self.humans and self.live.seating.level(turn) is None:
             turn_deadline = self.live.deadlines()["turn"]
         end = self.live.deadlines()["time_limit"]
         return TableState(
