@@ -31,152 +31,19 @@ The method (``docs/fairness.md`` explains it at length):
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
 from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from slapjack.core.timing import ANTICIPATION_FLOOR_MS, FALSE_START_OFFSET_MS
-
 from .clocksync import ClockSync, ClockSyncError, NetworkProfile, Transport, quantile
+from .fairconfig import BoundDetail, FairConfig
+from .fairstats import floor_shift, median_error, one_way, rank_shift, stamped_reaction
 
 __all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
 
 _SENT_HISTORY: Final = 8
 _KERNEL_HISTORY: Final = 16
-_MIN_SLOPE: Final = 1.0
-"""ms per unit of probability: the flattest quantile function the floor test assumes."""
-
-
-@dataclass(frozen=True, slots=True)
-class FairConfig:
-    """The referee's settings (all in milliseconds unless said otherwise)."""
-
-    floor_ms: float = ANTICIPATION_FLOOR_MS
-    """Anticipation floor: a claimed reaction below it cannot win."""
-    resolution_ms: float = 1.0
-    """Bounded reactions are rounded to this; equal values are a tie (the ``tie`` rule)."""
-    window_cap_ms: float = 1000.0
-    """The longest a race waits after its first slap arrived."""
-    window_min_ms: float = 20.0
-    unknown_rtt_ms: float = 300.0
-    """Allowance for a seat with no measurement yet."""
-    slack_min_ms: float = 8.0
-    slack_max_ms: float = 60.0
-    spread_cap_ms: float = 250.0
-    """A trusted allowance is at most the seat's fastest round trip plus this."""
-    held_spread_cap_ms: float = 30.0
-    """A held allowance is at most the seat's fastest round trip plus this."""
-    transport_margin_ms: float = 30.0
-    """Application delay allowed on top of the kernel's TCP bound (before any ping)."""
-    transport_tight_ms: float = 5.0
-    suspect_window: int = 24
-    """How many recent implied wire times a seat keeps."""
-    suspect_min: int = 5
-    """Fewest slaps before their own spread is used to scale the evidence."""
-    suspect_tol_ms: float = 8.0
-    """Pings slower than the TCP estimate by more than this (plus its variation) are held back."""
-    cusum_drift: float = 3.0
-    """Evidence per slap (in spreads above the seat's fast round trips) an honest seat stays under."""
-    cusum_clip: float = 6.0
-    """One slap counts at most this much evidence (a single network hiccup is no proof)."""
-    cusum_limit: float = 8.0
-    """A seat is held once its accumulated evidence passes this (released below half of it)."""
-    scale_min_ms: float = 3.0
-    reference_pings: int = 16
-    """The evidence compares slaps with the fastest of this many recent pings."""
-    exceed_window: int = 20
-    exceed_share: float = 0.7
-    """Held if more than this share of the last ``exceed_window`` slaps imply a wire
-    time above the 75 % quantile of the seat's pings (an honest seat: about 25 %)."""
-    shift_window: int = 48
-    """How many recent slaps the shift test compares with the seat's pings."""
-    shift_min: int = 10
-    """Fewest slaps before the shift test speaks."""
-    shift_z: float = 3.0
-    """How sure the shift test must be (a one-sided rank-sum z score) ..."""
-    shift_tol_ms: float = 15.0
-    """... that the seat's slaps take this much longer than its pings (the
-    estimated shift), beyond an honest display's typical wait for its frame
-    (half of ``display_ms``, added to the pings)."""
-    floor_q: float = 0.1
-    """The floor test compares the ``floor_q`` quantile of a seat's slaps with
-    that of its pings (0: no floor test) ..."""
-    floor_min: int = 15
-    """... once it has this many slaps ..."""
-    floor_z: float = 3.5
-    """... and holds the seat when the shift's z score passes this and the
-    shift itself passes ``shift_tol_ms``."""
-    app_delay_ms: float = 17.0
-    """What the applications at both ends (a busy server loop, a busy browser)
-    may add to a typical ping, which the kernel's round trip does not see."""
-    display_ms: float = 17.0
-    """What a client's display may add to a card's trip before it is painted
-    (one frame at 60 Hz): the cheat tests do not count it as evidence."""
-    false_start_ms: float = FALSE_START_OFFSET_MS
-    """A false start ranks as this plus its bounded reaction (after every real one)."""
-    use_stamps: bool = True
-    """Check the client's ``shown_at``/``input_at`` against the clock offset."""
-
-    def __post_init__(self) -> None:
-        for name in (
-            "floor_ms",
-            "window_cap_ms",
-            "window_min_ms",
-            "unknown_rtt_ms",
-            "slack_min_ms",
-            "slack_max_ms",
-            "spread_cap_ms",
-            "held_spread_cap_ms",
-            "transport_margin_ms",
-            "transport_tight_ms",
-            "suspect_tol_ms",
-            "cusum_drift",
-            "cusum_clip",
-            "cusum_limit",
-            "scale_min_ms",
-            "false_start_ms",
-            "display_ms",
-            "app_delay_ms",
-            "shift_z",
-            "shift_tol_ms",
-            "floor_z",
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-        if not self.resolution_ms > 0:
-            raise ValueError("resolution_ms must be > 0")
-        if self.slack_min_ms > self.slack_max_ms or self.window_min_ms > self.window_cap_ms:
-            raise ValueError("a minimum is larger than its maximum")
-        if not 0.0 <= self.floor_q <= 0.5 or self.floor_min < 2:
-            raise ValueError("need 0 <= floor_q <= 0.5 and floor_min >= 2")
-        if not 2 <= self.shift_min <= self.shift_window:
-            raise ValueError("need 2 <= shift_min <= shift_window")
-        if self.reference_pings < 1 or self.exceed_window < 1:
-            raise ValueError("reference_pings and exceed_window must be at least 1")
-        if not 0.25 < self.exceed_share <= 1.0:
-            raise ValueError("exceed_share must be within (0.25, 1]")
-        if self.suspect_window < 1 or not 1 <= self.suspect_min <= self.suspect_window:
-            raise ValueError("need 1 <= suspect_min <= suspect_window")
-
-
-@dataclass(frozen=True, slots=True)
-class BoundDetail:
-    """How one slap was judged (for logs, tests and the benchmark)."""
-
-    seat: int
-    flip_id: int
-    claimed: float
-    elapsed: float | None
-    """Arrival minus the time the card was sent to this seat (``None``: unknown)."""
-    allowance: float
-    bounded: float
-    """The value the race ranks by."""
-    raised: bool
-    false_start: bool
-    held: bool
 
 
 @dataclass
@@ -262,7 +129,7 @@ class FairReferee:
         offset = state.sync.offset()
         if offset is not None:
             state.ping_legs.append(
-                _one_way(sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, offset)
+                one_way(sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, offset)
             )
 
     def on_transport_rtt(
@@ -367,7 +234,7 @@ class FairReferee:
         claimed = float(claimed_ms)
         if not math.isfinite(claimed) or claimed < 0:
             claimed = 0.0
-        stamped = _stamped(shown_at, input_at)
+        stamped = stamped_reaction(shown_at, input_at)
         if stamped is not None and cfg.use_stamps:
             claimed = max(claimed, stamped)  # two versions of one reaction: the worse one
         sent = state.sent.get(flip_id)
@@ -418,7 +285,7 @@ class FairReferee:
             # with the clock offset, the slap cannot arrive before it was input,
             # nor the card be painted before it was sent
             slop = prof.offset_error + 2.0
-            down, up = _one_way(sent, shown_at, input_at, now_ms, prof.offset)
+            down, up = one_way(sent, shown_at, input_at, now_ms, prof.offset)
             if up < -slop or down < -slop:
                 state.strikes += 1
             state.legs.append((down, up))
@@ -492,7 +359,7 @@ class FairReferee:
         if low is not None and min(recent) - low > tol:
             return True
         kernel = state.kernel_rtt() or transport.srtt_ms
-        error = _median_error(transport.rttvar_ms, prof.samples)
+        error = median_error(transport.rttvar_ms, prof.samples)
         return prof.rtt_median - kernel > cfg.suspect_tol_ms + cfg.app_delay_ms + error
 
     def _shifted(self, state: SeatTiming) -> str | None:
@@ -524,7 +391,7 @@ class FairReferee:
         # sampling error of that median (the RTT's sd is about 1.25 RTTVAR) and
         # for what the kernel does not see: both applications and the display.
         ordered = sorted(slaps)
-        error = _median_error(transport.rttvar_ms, len(ordered))
+        error = median_error(transport.rttvar_ms, len(ordered))
         excess = quantile(ordered, 0.5) - (state.kernel_rtt() or transport.srtt_ms)
         tol = cfg.shift_tol_ms + cfg.display_ms + cfg.app_delay_ms + error
         return "kernel" if excess > tol * scale else None
@@ -626,74 +493,3 @@ class FairReferee:
             "raised": state.raised,
             "false_starts": state.false_starts,
         }
-
-
-def rank_shift(
-    slaps: Sequence[float], pings: Sequence[float], min_z: float = 0.0
-) -> tuple[float, float]:
-    """How much longer ``slaps`` take than ``pings`` (sorted): the Mann–Whitney
-    z score (one-sided, > 0: the slaps take longer) and the Hodges–Lehmann shift
-    (the median of all pairwise differences, in ms; 0 when z <= ``min_z``, which
-    spares the sort of every pair where the shift would not be looked at)."""
-    n1, n2 = len(slaps), len(pings)
-    if n1 == 0 or n2 == 0:
-        return 0.0, 0.0
-    u = 0.0
-    for w in slaps:
-        lo = bisect_left(pings, w)
-        u += lo + 0.5 * (bisect_right(pings, w) - lo)
-    sd = math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0)
-    z = (u - n1 * n2 / 2.0) / sd if sd > 0 else 0.0
-    if z <= max(min_z, 0.0):
-        return z, 0.0
-    diffs = sorted(w - p for w in slaps for p in pings)
-    return z, quantile(diffs, 0.5)
-
-
-def floor_shift(slaps: Sequence[float], pings: Sequence[float], q: float) -> tuple[float, float]:
-    """How much later the fastest of ``slaps`` come than the fastest of
-    ``pings`` (sorted): a z score, and the shift of their ``q`` quantiles (ms).
-
-    Network delay has a hard floor and a long tail. A forgery moves the whole
-    distribution, floor included; a slow moment only adds to the tail. Near
-    the floor the values are packed tight, so the same shift stands out of far
-    fewer races there than in the middle, where the tail's spread hides it.
-    The standard error of each sample's ``q`` quantile is ``√(q(1−q)/n)``
-    times the slope of its quantile function, read off its values between the
-    fastest and the ``2q`` quantile; the slaps' slope is at least the pings'
-    (they are fewer, and an honest display spreads them further).
-    """
-    n1, n2 = len(slaps), len(pings)
-    if n1 < 2 or n2 < 2 or not 0.0 < q <= 0.5:
-        return 0.0, 0.0
-    ordered = sorted(slaps)
-    shift = quantile(ordered, q) - quantile(pings, q)
-    slope_p = max((quantile(pings, 2 * q) - pings[0]) / (2 * q), _MIN_SLOPE)
-    slope_s = max((quantile(ordered, 2 * q) - ordered[0]) / (2 * q), slope_p)
-    error = math.sqrt(q * (1 - q) * (slope_s**2 / n1 + slope_p**2 / n2))
-    return shift / error, shift
-
-
-def _median_error(rttvar_ms: float, n: int) -> float:
-    """Two standard errors of the median of ``n`` round trips whose spread the
-    kernel puts at ``rttvar_ms`` (the sd is about 1.25 RTTVAR, and the median's
-    error about 1.25 sd / √n)."""
-    return 2.0 * 1.25 * (1.25 * rttvar_ms) / math.sqrt(n)
-
-
-def _one_way(
-    sent: float, shown: float, answered: float, received: float, offset: float
-) -> tuple[float, float]:
-    """The two one-way legs of an exchange, in server milliseconds: from the
-    server's ``sent`` to the client's ``shown`` stamp, and from its ``answered``
-    stamp to the server's ``received`` (client stamps through ``offset``, client
-    clock minus server clock). A ping's two stamps are the same moment."""
-    return shown - offset - sent, received - (answered - offset)
-
-
-def _stamped(shown_at: float | None, input_at: float | None) -> float | None:
-    if shown_at is None or input_at is None:
-        return None
-    if not (math.isfinite(shown_at) and math.isfinite(input_at)):
-        return None
-    return input_at - shown_at if input_at >= shown_at else None

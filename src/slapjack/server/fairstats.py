@@ -1,0 +1,89 @@
+"""The fair referee's statistics: pure functions over samples of times (ms).
+
+The shift tests compare a seat's slaps with its pings (:func:`rank_shift`,
+:func:`floor_shift`); the others turn client stamps and kernel estimates into
+the quantities the referee bounds claims by. See docs/fairness.md.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from typing import Final
+
+from .clocksync import quantile
+
+MIN_SLOPE: Final = 1.0
+"""ms per unit of probability: the flattest quantile function the floor test assumes."""
+
+
+def rank_shift(
+    slaps: Sequence[float], pings: Sequence[float], min_z: float = 0.0
+) -> tuple[float, float]:
+    """How much longer ``slaps`` take than ``pings`` (sorted): the Mann–Whitney
+    z score (one-sided, > 0: the slaps take longer) and the Hodges–Lehmann shift
+    (the median of all pairwise differences, in ms; 0 when z <= ``min_z``, which
+    spares the sort of every pair where the shift would not be looked at)."""
+    n1, n2 = len(slaps), len(pings)
+    if n1 == 0 or n2 == 0:
+        return 0.0, 0.0
+    u = 0.0
+    for w in slaps:
+        lo = bisect_left(pings, w)
+        u += lo + 0.5 * (bisect_right(pings, w) - lo)
+    sd = math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0)
+    z = (u - n1 * n2 / 2.0) / sd if sd > 0 else 0.0
+    if z <= max(min_z, 0.0):
+        return z, 0.0
+    diffs = sorted(w - p for w in slaps for p in pings)
+    return z, quantile(diffs, 0.5)
+
+
+def floor_shift(slaps: Sequence[float], pings: Sequence[float], q: float) -> tuple[float, float]:
+    """How much later the fastest of ``slaps`` come than the fastest of
+    ``pings`` (sorted): a z score, and the shift of their ``q`` quantiles (ms).
+
+    Network delay has a hard floor and a long tail. A forgery moves the whole
+    distribution, floor included; a slow moment only adds to the tail. Near
+    the floor the values are packed tight, so the same shift stands out of far
+    fewer races there than in the middle, where the tail's spread hides it.
+    The standard error of each sample's ``q`` quantile is ``√(q(1−q)/n)``
+    times the slope of its quantile function, read off its values between the
+    fastest and the ``2q`` quantile; the slaps' slope is at least the pings'
+    (they are fewer, and an honest display spreads them further).
+    """
+    n1, n2 = len(slaps), len(pings)
+    if n1 < 2 or n2 < 2 or not 0.0 < q <= 0.5:
+        return 0.0, 0.0
+    ordered = sorted(slaps)
+    shift = quantile(ordered, q) - quantile(pings, q)
+    slope_p = max((quantile(pings, 2 * q) - pings[0]) / (2 * q), MIN_SLOPE)
+    slope_s = max((quantile(ordered, 2 * q) - ordered[0]) / (2 * q), slope_p)
+    error = math.sqrt(q * (1 - q) * (slope_s**2 / n1 + slope_p**2 / n2))
+    return shift / error, shift
+
+
+def median_error(rttvar_ms: float, n: int) -> float:
+    """Two standard errors of the median of ``n`` round trips whose spread the
+    kernel puts at ``rttvar_ms`` (the sd is about 1.25 RTTVAR, and the median's
+    error about 1.25 sd / √n)."""
+    return 2.0 * 1.25 * (1.25 * rttvar_ms) / math.sqrt(n)
+
+
+def one_way(
+    sent: float, shown: float, answered: float, received: float, offset: float
+) -> tuple[float, float]:
+    """The two one-way legs of an exchange, in server milliseconds: from the
+    server's ``sent`` to the client's ``shown`` stamp, and from its ``answered``
+    stamp to the server's ``received`` (client stamps through ``offset``, client
+    clock minus server clock). A ping's two stamps are the same moment."""
+    return shown - offset - sent, received - (answered - offset)
+
+
+def stamped_reaction(shown_at: float | None, input_at: float | None) -> float | None:
+    if shown_at is None or input_at is None:
+        return None
+    if not (math.isfinite(shown_at) and math.isfinite(input_at)):
+        return None
+    return input_at - shown_at if input_at >= shown_at else None
