@@ -28,11 +28,9 @@ from slapjack.core.events import (
     WrongSlap,
 )
 from slapjack.tui import SeatSpec
+from slapjack.tui.cards import RED, big_rank, card_art
 from slapjack.tui.i18n import TEXTS, card_label, card_long_name, rank_label, tr
 from slapjack.tui.render import (
-    RED,
-    big_rank,
-    card_art,
     clock_text,
     item_text,
     reactions_text,
@@ -209,7 +207,7 @@ def test_a_word_longer_than_the_line_is_cut_not_split() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_the_card_grows_with_the_room_and_every_size_is_a_clean_box(lang: str) -> None:
-    from slapjack.tui.render import CARD_SIZES, card_size
+    from slapjack.tui.cards import CARD_SIZES, card_size
 
     assert card_size(10, 5) == CARD_SIZES[0]  # the smallest when nothing fits
     assert card_size(200, 60) == CARD_SIZES[-1]
@@ -242,7 +240,7 @@ def test_big_letters_scale_pixel_for_pixel() -> None:
 
 
 def test_the_pile_fans_out_the_cards_under_the_top_one() -> None:
-    from slapjack.tui.render import PEEK, pile_art
+    from slapjack.tui.cards import PEEK, pile_art
 
     rules = Rules.from_options({"preset": "classic"})
     cards = tuple(parse_card(n) for n in ("5C", "KD", "JS")) + tuple(
