@@ -14,7 +14,6 @@ returned is committed; many rooms appending at once share one commit.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -22,23 +21,20 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, TypeVar
 
+from ._history import HistorySql, _epoch
 from .base import (
     FencedRoom,
-    GameSummary,
     Ownership,
-    PlayerStats,
     RoomState,
     Seat,
     check_action,
     check_code,
     check_epoch,
-    check_game_id,
     check_header,
     check_index,
     check_name,
     check_object,
     check_owner,
-    check_paging,
     check_seat,
     dump_json,
     from_ms,
@@ -56,11 +52,9 @@ from .errors import (
     StoreClosed,
     StoreError,
     StoreUnavailable,
-    UnknownGame,
     UnknownRoom,
 )
 from .migrations import SCHEMA_VERSION_TABLE, Migration, check_migrations
-from .summary import game_facts
 
 MAX_BATCH: Final = 500
 
@@ -90,9 +84,6 @@ class _Pending:
     text: str
     future: asyncio.Future[None]
     epoch: int | None = None  #: the writer's fencing epoch; None: not fenced
-
-
-_SUMMARY_COLUMNS: Final = "id, room, game, preset, players, winners, loser, started_ms, finished_ms, flips, actions, complete"
 
 
 SELECT_ACTION_SQL: Final = "SELECT action FROM room_actions WHERE code = ? AND idx = ?"
@@ -168,7 +159,7 @@ def _held(epochs: Mapping[str, tuple[int, str | None]] | None, code: str) -> tup
     return epochs[code]
 
 
-class SqlStore(ABC):
+class SqlStore(HistorySql, ABC):
     """The :class:`~slapjack.store.Store` contract over a SQL database."""
 
     dialect: ClassVar[str]
@@ -617,211 +608,6 @@ class SqlStore(ABC):
 
         await self._run(body, write=True)
 
-    # ----------------------------------------------------------- finished games
-
-    async def finish_game(
-        self,
-        code: str | None,
-        record: Mapping[str, Any],
-        result: Mapping[str, Any] | None = None,
-        *,
-        epoch: int | None = None,
-    ) -> int:
-        if code is not None:
-            code = check_code(code)
-        epoch = _epoch(epoch)
-        if epoch is not None and code is None:
-            raise BadInput("a fenced finish_game names its room")
-        record_obj = check_object(record, "record")
-        record_text = dump_json(record_obj, "record")
-        result_text = dump_json(check_object(result or {}, "result"), "result")
-        facts = game_facts(record_obj)
-        sha = hashlib.sha256(record_text.encode()).hexdigest()
-
-        async def body(conn: Conn) -> int:
-            if epoch is not None and code is not None:
-                await self._fence(conn, code, epoch)
-            row = await conn.fetchone("SELECT id FROM games WHERE record_sha = ?", sha)
-            if row is not None:
-                return int(row[0])
-            finished = now_ms()
-            started = finished
-            bots: set[int] = set()
-            if code is not None:
-                room = await conn.fetchone("SELECT game_started_ms FROM rooms WHERE code = ?", code)
-                if room is not None:
-                    started = int(room[0])
-                    for seat, name, is_bot in await conn.fetch(
-                        "SELECT seat, name, is_bot FROM room_seats WHERE code = ?", code
-                    ):
-                        if is_bot and seat < len(facts.players) and facts.players[seat] == name:
-                            bots.add(int(seat))
-            row = await conn.fetchone(
-                "INSERT INTO games (record_sha, room, game, preset, players, winners, loser,"
-                " started_ms, finished_ms, flips, actions, complete, record, result)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (record_sha) DO NOTHING RETURNING id",
-                sha,
-                code,
-                facts.game,
-                facts.preset,
-                dump_json(list(facts.players), "players"),
-                dump_json(list(facts.winners), "winners"),
-                facts.loser,
-                started,
-                finished,
-                facts.flips,
-                facts.actions,
-                int(facts.complete),
-                record_text,
-                result_text,
-            )
-            if row is None:  # stored meanwhile by another process
-                row = await conn.fetchone("SELECT id FROM games WHERE record_sha = ?", sha)
-                if row is None:
-                    raise StoreUnavailable("the game was neither stored nor found")
-                return int(row[0])
-            game_id = int(row[0])
-            await conn.executemany(
-                "INSERT INTO game_players (game_id, seat, name, place, is_winner, is_loser,"
-                " is_bot, cards, jacks, slaps, wrong_slaps)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        game_id,
-                        line.seat,
-                        line.name,
-                        line.place,
-                        int(line.is_winner),
-                        int(line.is_loser),
-                        int(line.seat in bots),
-                        line.cards,
-                        line.jacks,
-                        line.slaps,
-                        line.wrong_slaps,
-                    )
-                    for line in facts.lines
-                ],
-            )
-            reactions = [(game_id, line.name, r) for line in facts.lines for r in line.reactions]
-            if reactions:
-                await conn.executemany(
-                    "INSERT INTO reactions (game_id, name, reaction_ms) VALUES (?, ?, ?)",
-                    reactions,
-                )
-            return game_id
-
-        return await self._run(body, write=True)
-
-    async def list_games(
-        self, limit: int = 50, offset: int = 0, player: str | None = None
-    ) -> list[GameSummary]:
-        limit, offset = check_paging(limit, offset)
-
-        async def body(conn: Conn) -> list[GameSummary]:
-            if player is None:
-                rows = await conn.fetch(
-                    f"SELECT {_SUMMARY_COLUMNS} FROM games ORDER BY id DESC LIMIT ? OFFSET ?",
-                    limit,
-                    offset,
-                )
-            else:
-                rows = await conn.fetch(
-                    f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id IN"
-                    " (SELECT game_id FROM game_players WHERE name = ?)"
-                    " ORDER BY id DESC LIMIT ? OFFSET ?",
-                    check_name(player),
-                    limit,
-                    offset,
-                )
-            return [_summary(r) for r in rows]
-
-        return await self._run(body, write=False)
-
-    async def count_games(self, player: str | None = None) -> int:
-        async def body(conn: Conn) -> int:
-            if player is None:
-                row = await conn.fetchone("SELECT COUNT(*) FROM games")
-            else:
-                row = await conn.fetchone(
-                    "SELECT COUNT(*) FROM game_players WHERE name = ?", check_name(player)
-                )
-            return int(row[0]) if row is not None else 0
-
-        return await self._run(body, write=False)
-
-    async def get_game(self, game_id: int) -> dict[str, Any]:
-        return await self._game_json(game_id, "record")
-
-    async def _game_json(self, game_id: int, column: str) -> dict[str, Any]:
-        """A finished game's ``record`` or ``result`` column, decoded."""
-        game_id = check_game_id(game_id)
-
-        async def body(conn: Conn) -> dict[str, Any]:
-            row = await conn.fetchone(f"SELECT {column} FROM games WHERE id = ?", game_id)
-            if row is None:
-                raise UnknownGame(f"no finished game {game_id}")
-            value: dict[str, Any] = load_json(row[0], f"game {game_id} {column}")
-            return value
-
-        return await self._run(body, write=False)
-
-    async def get_summary(self, game_id: int) -> GameSummary:
-        game_id = check_game_id(game_id)
-
-        async def body(conn: Conn) -> GameSummary:
-            row = await conn.fetchone(f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id = ?", game_id)
-            if row is None:
-                raise UnknownGame(f"no finished game {game_id}")
-            return _summary(row)
-
-        return await self._run(body, write=False)
-
-    async def get_result(self, game_id: int) -> dict[str, Any]:
-        return await self._game_json(game_id, "result")
-
-    async def player_stats(self, name: str) -> PlayerStats:
-        name = check_name(name)
-
-        async def body(conn: Conn) -> PlayerStats:
-            row = await conn.fetchone(
-                "SELECT COUNT(*), COALESCE(SUM(p.is_winner), 0), COALESCE(SUM(p.jacks), 0),"
-                " COALESCE(SUM(p.slaps), 0), COALESCE(SUM(p.wrong_slaps), 0),"
-                " MAX(g.finished_ms)"
-                " FROM game_players p JOIN games g ON g.id = p.game_id WHERE p.name = ?",
-                name,
-            )
-            count_row = await conn.fetchone("SELECT COUNT(*) FROM reactions WHERE name = ?", name)
-            n = int(count_row[0]) if count_row is not None else 0
-            median: float | None = None
-            if n:
-                middle = await conn.fetch(
-                    "SELECT reaction_ms FROM reactions WHERE name = ?"
-                    " ORDER BY reaction_ms LIMIT ? OFFSET ?",
-                    name,
-                    2 - n % 2,
-                    (n - 1) // 2,
-                )
-                median = sum(float(r[0]) for r in middle) / len(middle)
-            if row is None or not row[0]:
-                return PlayerStats(name)
-            return PlayerStats(
-                name=name,
-                games=int(row[0]),
-                wins=int(row[1]),
-                jacks=int(row[2]),
-                slaps=int(row[3]),
-                wrong_slaps=int(row[4]),
-                median_reaction_ms=median,
-                last_played=from_ms(row[5], f"stats of {name}") if row[5] is not None else None,
-            )
-
-        return await self._run(body, write=False)
-
-
-def _epoch(epoch: Any) -> int | None:
-    return None if epoch is None else check_epoch(epoch)
-
 
 def _ownership(row: Row) -> Ownership:
     code = str(row[0])
@@ -833,23 +619,3 @@ def _same_json(stored: Any, text: str) -> bool:
     if stored == text:
         return True
     return bool(load_json(stored, "stored action") == load_json(text, "action"))
-
-
-def _summary(row: Row) -> GameSummary:
-    where = f"game {row[0]}"
-    players = load_json(row[4], f"{where} players", kind=list)
-    winners = load_json(row[5], f"{where} winners", kind=list)
-    return GameSummary(
-        id=int(row[0]),
-        room=row[1],
-        game=str(row[2]),
-        preset=str(row[3]),
-        players=tuple(str(p) for p in players),
-        winners=tuple(str(w) for w in winners),
-        loser=row[6],
-        started_at=from_ms(row[7], where),
-        finished_at=from_ms(row[8], where),
-        flips=int(row[9]),
-        actions=int(row[10]),
-        complete=bool(row[11]),
-    )
