@@ -715,7 +715,7 @@ def kernel_readings() -> Any:
     """Records what the server reads with ``tcp_rtt`` (``(srtt, rttvar, min_rtt)``
     ms), by client address, while the block runs (tun mode: how the kernel's
     estimate compares with the seats' true round trips)."""
-    import slapjack.server.app as app_module
+    import slapjack.server.sockets as app_module
 
     real = app_module.tcp_rtt
     seen: dict[str, list[tuple[float, float, float | None]]] = {}

@@ -35,7 +35,7 @@ from slapjack.core import Record, Rules, card_name, replay, shuffled_deck, spect
 from slapjack.live import LiveTiming, LocalReferee, seat_bot_seed
 from slapjack.protocol import CreateRoom
 from slapjack.server import RoomTiming
-from slapjack.server.app import HandClock
+from slapjack.server.routes.testhooks import HandClock
 from slapjack.server.seats import bot_name
 from slapjack.sim import play_game
 from slapjack.tui import GameConfig, GameController, ManualClock, SeatSpec

@@ -30,10 +30,10 @@ NEVER_SENT: dict[str, str] = {
 
 
 def codes_in(folder: str) -> set[str]:
-    text = "\n".join(p.read_text() for p in sorted((SRC / folder).glob("*.py")))
+    text = "\n".join(p.read_text() for p in sorted((SRC / folder).rglob("*.py")))
     found = set(re.findall(r'code\s*=\s*"(\w+)"', text))
     found |= set(re.findall(r'\.error\(\s*"(\w+)"', text))
-    found |= set(re.findall(r'_error\(\s*\d+,\s*"(\w+)"', text))
+    found |= set(re.findall(r'\berror\(\s*\d+,\s*"(\w+)"', text))
     found |= set(re.findall(r'error_frame\(\s*"(\w+)"', text))
     found |= set(re.findall(r'"code": "(\w+)"', text))
     found |= {ErrorCode[name].value for name in re.findall(r"ErrorCode\.([A-Z_]+)", text)}

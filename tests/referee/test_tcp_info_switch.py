@@ -16,7 +16,7 @@ import websockets
 from typer.testing import CliRunner
 
 import slapjack.server
-import slapjack.server.app as app_module
+import slapjack.server.sockets as app_module
 from slapjack.cli import app as cli
 from slapjack.server import create_app
 from slapjack.server.room import Room

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from slapjack.server.app import tcp_rtt
 from slapjack.server.clocksync import TCP_INFO_SIZE, parse_tcp_info
 from slapjack.server.fair import FairReferee
 from slapjack.server.referee import ArrivalReferee
+from slapjack.server.sockets import tcp_rtt
 
 linux_only = pytest.mark.skipif(
     not hasattr(socket, "TCP_INFO") or sys.platform != "linux", reason="TCP_INFO is Linux's"

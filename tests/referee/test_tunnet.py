@@ -451,7 +451,7 @@ async def test_slower_network_faster_hand_over_tun(
     """Seat 1 is 150 ms further away each way, on the real network below TCP,
     but reacts 100 ms faster: under ``fair+tcp`` it wins, and the server read
     the real kernel estimates of both connections."""
-    import slapjack.server.app as app_module
+    import slapjack.server.sockets as app_module
 
     read: list[tuple[str, tuple[float, float, float | None]]] = []
     real = app_module.tcp_rtt

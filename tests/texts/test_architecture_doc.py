@@ -87,6 +87,11 @@ MODULE_RULES: list[tuple[str, tuple[str, ...], str]] = [
         (f"{pkg}/*.py", ("asyncio", "time", "threading", "socket", "random"), "pure: time as data")
         for pkg in ("core", "live")
     ),
+    ("server/sockets.py", ("slapjack.server.routes",), "the socket edge knows no routes"),
+    *(
+        (f"server/routes/{name}.py", ("slapjack.server.routes.testhooks",), "tests' routes apart")
+        for name in ("pages", "rooms", "games", "info", "play", "context")
+    ),
     (
         "protocol/*.py",
         ("slapjack.server", "slapjack.tui", "fastapi", "starlette"),

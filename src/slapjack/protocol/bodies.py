@@ -51,9 +51,11 @@ class JoinRoom(Strict):
 
 
 class PlayNow(Strict):
-    """``POST /api/play-now``: you and three casual bots."""
+    """``POST /api/play-now``: you and three bots of one ``level`` (default
+    ``casual``, which a typical newcomer beats; ``matched`` plays at your speed)."""
 
     name: Name = "You"
+    level: BotLevel = "casual"
 
 
 # ------------------------------------------------------------- server -> client

@@ -1,0 +1,74 @@
+"""What the routes share: the lobby, the limits and the per-address limiters."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends
+from fastapi.responses import JSONResponse
+from starlette.requests import HTTPConnection
+
+from ..connection import KeyedLimiter, Limits, client_key, per_minute, retry_seconds
+from ..lobby import Lobby
+from ..metrics import METRICS
+
+
+def error(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    """The body every refused request gets: ``{"code": ..., "message": ...}``."""
+    return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
+
+
+@dataclass
+class ServerContext:
+    """One app's shared state; ``lobby`` is set when the app starts (its lifespan)."""
+
+    limits: Limits
+    static: Path
+    transport_rtt: bool = True
+    clock: Callable[[], float] | None = None
+    lobby: Lobby = field(init=False)
+    creations: KeyedLimiter = field(init=False)
+    joins: KeyedLimiter = field(init=False)
+    quick_games: KeyedLimiter = field(init=False)
+    tokens: KeyedLimiter = field(init=False)
+    sockets: Counter[str] = field(default_factory=Counter)
+    """Open WebSockets per client address."""
+
+    def __post_init__(self) -> None:
+        lim = self.limits
+        self.creations = per_minute(lim.create_burst, lim.create_per_minute)
+        self.joins = per_minute(lim.join_burst, lim.join_per_minute)
+        self.quick_games = per_minute(lim.play_now_burst, lim.play_now_per_minute)
+        self.tokens = KeyedLimiter(lim.token_frames_per_second, lim.token_frames_per_second)
+
+    def limited(
+        self, conn: HTTPConnection, limiter: KeyedLimiter, what: str
+    ) -> JSONResponse | None:
+        """``None`` if the client may go on, else its ``429`` with ``Retry-After``."""
+        wait = limiter.hit(client_key(conn.client.host if conn.client else None))
+        if wait is None:
+            return None
+        METRICS.count(f"rate_limited:{what}")
+        seconds = retry_seconds(wait)
+        return error(
+            429,
+            "rate_limited",
+            f"too many {what} requests from your address: try again in {seconds} s",
+            {"Retry-After": str(seconds)},
+        )
+
+
+def context(conn: HTTPConnection) -> ServerContext:
+    """The app's :class:`ServerContext` (a FastAPI dependency for requests and sockets)."""
+    ctx: ServerContext = conn.app.state.ctx
+    return ctx
+
+
+Ctx = Annotated[ServerContext, Depends(context)]
+"""A route parameter that receives the :class:`ServerContext`."""

@@ -1,0 +1,58 @@
+"""What the server tells about itself: the option table, the rules texts, its health."""
+
+from __future__ import annotations
+
+import gc
+import os
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from slapjack.core import Rules, SlapjackError
+from slapjack.protocol import options_body
+from slapjack.store import SqliteStore
+from slapjack.texts import LanguageError, check_lang, rules_text
+
+from ..metrics import METRICS
+from .context import Ctx, error
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/options")
+async def get_options() -> dict[str, Any]:
+    """The games, presets and house-rule options (from the engine's option table)."""
+    return options_body()
+
+
+@router.get("/rules/{preset}", response_model=None)
+async def rules(preset: str, lang: str = "en") -> dict[str, Any] | JSONResponse:
+    try:
+        language = check_lang(lang)
+        text = rules_text(Rules.preset_rules(preset), language)
+    except LanguageError as exc:
+        return error(404, "unknown_lang", str(exc))
+    except SlapjackError as exc:
+        return error(404, exc.code, exc.message)
+    return {"preset": preset, "lang": language, "markdown": text}
+
+
+@router.get("/metrics")
+async def metrics(ctx: Ctx, reset: bool = False, objects: bool = False) -> dict[str, Any]:
+    lobby = ctx.lobby
+    out = METRICS.to_dict()
+    if objects:
+        out["gc_objects"] = len(gc.get_objects())
+        out["gc_counts"] = gc.get_count()
+        out["gc_frozen"] = gc.get_freeze_count()
+    if isinstance(lobby.store, SqliteStore):
+        out["store_batches"] = lobby.store.batch_summary()
+        if reset:
+            lobby.store.batch_timings.clear()
+    out["pid"] = os.getpid()
+    out["rooms"] = len(lobby.rooms)
+    out["connections"] = sum(len(room.conns) for room in lobby.rooms.values())
+    if reset:
+        METRICS.reset()
+    return out

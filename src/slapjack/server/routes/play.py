@@ -1,0 +1,47 @@
+"""``/ws/{code}``: the game itself, one WebSocket per seat or spectator (docs/protocol.md)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, WebSocket
+
+from slapjack.protocol import ErrorCode, error_frame
+
+from ..connection import client_key
+from ..metrics import METRICS
+from ..sockets import CLOSE_FLOOD, serve_socket
+from .context import context
+
+router = APIRouter()
+
+CLOSE_NO_ROOM = 4004
+"""Close code of a socket to a room that does not exist or has closed."""
+
+
+@router.websocket("/ws/{code}")
+async def ws_endpoint(ws: WebSocket, code: str) -> None:
+    ctx = context(ws)
+    await ws.accept()
+    room = ctx.lobby.get(code)
+    if room is None or room.status == "closed":
+        await ws.send_text(error_frame(ErrorCode.ROOM_CLOSED, "no such room"))
+        await ws.close(CLOSE_NO_ROOM, "no such room")
+        return
+    lim = ctx.limits
+    key = client_key(ws.client.host if ws.client else None)
+    if ctx.sockets[key] >= lim.sockets_per_address:
+        METRICS.count("rate_limited:sockets")
+        await ws.send_text(
+            error_frame(
+                ErrorCode.TOO_MANY_SOCKETS,
+                f"at most {lim.sockets_per_address} sockets from one address",
+            )
+        )
+        await ws.close(CLOSE_FLOOD, "too many sockets")
+        return
+    ctx.sockets[key] += 1
+    try:
+        await serve_socket(room, ws, transport_rtt=ctx.transport_rtt, limits=lim, tokens=ctx.tokens)
+    finally:
+        ctx.sockets[key] -= 1
+        if ctx.sockets[key] <= 0:
+            del ctx.sockets[key]

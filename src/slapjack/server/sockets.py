@@ -1,0 +1,248 @@
+"""One client's WebSocket at the edge: read and check its frames, pass them to
+its room, ping it for clock sync, notice when it stops reading, and read the
+kernel's round-trip estimate of its connection for the fair referee.
+
+Routes live in :mod:`.routes.play`; this module knows nothing of HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import socket
+from functools import partial
+from typing import Any, Final
+
+from fastapi import WebSocket
+from pydantic import ValidationError
+from starlette.websockets import WebSocketDisconnect
+
+from slapjack.protocol import (
+    CLIENT_MESSAGE,
+    MAX_FRAME_BYTES,
+    ErrorCode,
+    Hello,
+    Pong,
+    answer_id,
+    ping_frame,
+    refusal,
+)
+
+from .clocksync import TCP_INFO_SIZE, parse_tcp_info
+from .connection import CLOSE_NOT_READING, Conn, KeyedLimiter, Limits
+from .metrics import METRICS
+from .room import Room
+
+log = logging.getLogger(__name__)
+
+PING_FIRST_S = 0.25
+PING_FIRST_COUNT = 8
+"""Clock-sync pings sent quickly after hello (the fair referee needs a few samples)."""
+PING_EVERY_S = 1.0
+"""Then one a second: the referee's shift tests compare a seat's slaps with its
+pings, and a phone's jitter needs many pings for a small forgery to show
+(measured in docs/benchmarks.md: a ping every 2 s let a 30 ms forger on a 4G
+seat keep its gain twice as long). A ping is a few dozen bytes each way."""
+CLOSE_FLOOD: Final = 1008
+"""Close code of a socket that sends too many frames, or one socket too many from its address."""
+ABORT_AFTER_S: Final = 2.0
+"""A socket closed as not reading whose close frame cannot even be written
+after this long is dropped (TCP abort)."""
+
+
+async def _pinger(room: Room, conn: Conn, ws: WebSocket | None, not_reading_s: float) -> None:
+    """Clock-sync pings, and the check that the client still reads its frames."""
+    ping_id = 0
+    delay = PING_FIRST_S
+    while not conn.closed:
+        await asyncio.sleep(delay)
+        if ws is not None and not conn.closed and not_reading(conn, ws, not_reading_s):
+            log.warning("room %s: %r does not read its frames: closing it (1013)", room.code, conn)
+            METRICS.count(f"close:{CLOSE_NOT_READING}")
+            conn.close(CLOSE_NOT_READING, "not reading", drop=True)
+            await asyncio.sleep(ABORT_AFTER_S)
+            if conn.waiting_s() >= ABORT_AFTER_S:  # not even the close frame went out
+                _abort(ws)
+            return
+        if not conn.greeted:
+            continue
+        ping_id += 1
+        now = room.now()
+        conn.send(ping_frame(ping_id, round(now, 3)))
+        room.on_ping_sent(conn, ping_id, now)
+        delay = PING_FIRST_S if ping_id < PING_FIRST_COUNT else PING_EVERY_S
+
+
+def _ws_protocol(ws: WebSocket) -> Any:
+    """uvicorn's protocol object behind ``ws`` (``None`` under other servers)."""
+    return getattr(getattr(ws, "_receive", None), "__self__", None)
+
+
+def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> bool:
+    """True when the client has stopped reading: a frame queued for it has not
+    gone out for ``limit_s`` seconds, or the WebSocket layer's keepalive ping
+    has gone unanswered for ``limit_s`` (at most half of uvicorn's ping
+    timeout, so this is seen before uvicorn would drop the socket with 1011)."""
+    if conn.waiting_s() > limit_s:
+        return True
+    proto = _ws_protocol(ws)
+    if proto is None:
+        return False
+    timeout = getattr(proto, "ping_timeout", None)
+    if isinstance(timeout, int | float) and timeout > 0:
+        limit_s = min(limit_s, timeout / 2)
+    loop = getattr(proto, "loop", None)
+    if loop is None:
+        return False
+    sent: float | None = None
+    if getattr(proto, "pending_ping_payload", None) is not None:  # uvicorn's websockets-sansio
+        sent = getattr(proto, "ping_sent_at", None)
+    else:  # uvicorn's legacy websockets protocol: {payload: (future, sent_at)}
+        pings = getattr(proto, "pings", None)
+        if isinstance(pings, dict) and pings:
+            stamps = [v[1] for v in pings.values() if isinstance(v, tuple) and len(v) == 2]
+            sent = min(stamps) if stamps else None
+    return isinstance(sent, float) and loop.time() - sent > limit_s
+
+
+def _abort(ws: WebSocket) -> None:
+    transport = getattr(_ws_protocol(ws), "transport", None)
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.abort()
+
+
+def tcp_rtt(ws: WebSocket) -> tuple[float, float, float | None] | None:
+    """The kernel's round-trip estimate for this client's TCP connection (Linux
+    ``TCP_INFO``), for the fair referee: a client can hold back its pongs, not
+    its TCP acknowledgements. ``None`` where it would not measure the client:
+    a loopback or proxied peer (the TCP connection ends at the proxy), no socket
+    (tests over ASGI), or another OS. Called for every pong: which socket to
+    read (if any) is worked out once per connection and kept in its scope."""
+    scope = getattr(ws, "scope", None)
+    sock = scope.get(_TCP_SOCKET, _UNKNOWN) if isinstance(scope, dict) else _UNKNOWN
+    if sock is _UNKNOWN:
+        sock = _measurable_socket(ws)
+        if isinstance(scope, dict):
+            scope[_TCP_SOCKET] = sock
+    if sock is None:
+        return None
+    try:
+        return parse_tcp_info(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_SIZE))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+_TCP_SOCKET: Final = "slapjack.tcp_socket"
+_UNKNOWN: Final[Any] = object()
+
+
+def _measurable_socket(ws: WebSocket) -> Any:
+    """The client's TCP socket where ``TCP_INFO`` measures the client itself,
+    else ``None`` (see :func:`tcp_rtt`)."""
+    client = ws.client
+    if client is None or ws.headers.get("x-forwarded-for") or ws.headers.get("forwarded"):
+        return None
+    try:
+        if ipaddress.ip_address(client.host).is_loopback:
+            return None
+        owner = getattr(ws._receive, "__self__", None)  # uvicorn's protocol object
+        transport = getattr(owner, "transport", None)
+        sock = transport.get_extra_info("socket") if transport is not None else None
+    except (ValueError, AttributeError):
+        return None
+    if sock is None or not hasattr(socket, "TCP_INFO"):
+        return None
+    return sock
+
+
+async def serve_socket(
+    room: Room,
+    ws: WebSocket,
+    *,
+    transport_rtt: bool = True,
+    limits: Limits | None = None,
+    tokens: KeyedLimiter | None = None,
+) -> None:
+    """Read one client's frames until it leaves; check each at the edge.
+    ``transport_rtt``: after each pong, pass the kernel's round-trip estimate
+    (:func:`tcp_rtt`) to the room's referee. ``tokens`` limits the game frames
+    of one seat token over all of its sockets.
+
+    Each frame counts toward one of the socket's limits: ``hello`` and ``pong``
+    toward ``control`` (``limits.control_*``), everything else (game frames and
+    frames that do not validate) toward ``limit`` (``room.timing.rate_limit``).
+    Beyond either the socket gets a ``rate_limited`` error and is closed (1008)."""
+    lim = limits or Limits()
+    conn = Conn(
+        ws,
+        frame_rate=room.timing.rate_limit,
+        control_rate=lim.control_per_second,
+        control_burst=lim.control_burst,
+    )
+    writer = asyncio.create_task(conn.writer())
+    pinger = asyncio.create_task(_pinger(room, conn, ws, lim.not_reading_s))
+    try:
+        while not conn.closed:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            at = room.now()
+            text = message.get("text")
+            msg: Any = None
+            refused: tuple[ErrorCode, str] | None = None
+            if text is None:
+                refused = (ErrorCode.BAD_MESSAGE, "frames are JSON text, not binary")
+            elif len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
+                log.info("room %s: %r: frame of %d chars", room.code, conn, len(text))
+                refused = (ErrorCode.TOO_LARGE, f"frames are at most {MAX_FRAME_BYTES} bytes")
+            else:
+                try:
+                    msg = CLIENT_MESSAGE.validate_json(text)
+                except ValidationError as exc:
+                    refused = refusal(exc)
+            control = isinstance(msg, Pong | Hello)
+            bucket = conn.control if control else conn.limit
+            flood = not bucket.allow()
+            token = getattr(msg, "token", None) if msg is not None and not control else None
+            if not flood and token is not None and tokens is not None:
+                flood = tokens.hit(token) is not None
+            if flood:
+                what = "hello/pong" if control else "game"
+                log.warning("room %s: %r floods (%s frames): closing it", room.code, conn, what)
+                METRICS.count(f"close:{CLOSE_FLOOD}")
+                limit = lim.control_per_second if control else room.timing.rate_limit
+                conn.error(
+                    ErrorCode.RATE_LIMITED,
+                    f"more than {limit:g} {what} frames a second",
+                    msg.id if msg is not None else answer_id(text) if text else None,
+                )
+                conn.close(CLOSE_FLOOD, "rate limited")
+                break
+            if refused is not None:
+                conn.error(
+                    *refused, answer_id(text) if text and len(text) <= MAX_FRAME_BYTES else None
+                )
+                log.info("room %s: %r: bad frame (%s)", room.code, conn, refused[0])
+                continue
+            if isinstance(msg, Pong):
+                room.on_pong(conn, msg.id, msg.client_time, at)
+                rtt = tcp_rtt(ws) if transport_rtt else None
+                if rtt is not None:
+                    room.on_transport_rtt(conn, rtt, at)
+                continue
+            room.submit(partial(room.handle, conn, msg, at))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        pinger.cancel()
+        room.submit(partial(room.disconnect, conn))
+        conn.close(1000)
+        try:
+            await asyncio.wait_for(writer, 2.0)
+        except (TimeoutError, asyncio.CancelledError):
+            writer.cancel()
+        except Exception:
+            log.debug("writer of %r ended with an error", conn, exc_info=True)
