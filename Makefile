@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml requirements.lock
 setup: $(STAMP)
 
 ## Start the web game on the embedded default (SQLite in ./data); prints the address.
+## LAN=1: friends on your local network can join (invite links use your LAN address).
 play: $(STAMP)
-	$(VENV)/bin/slapjack serve
+	$(VENV)/bin/slapjack serve $(if $(LAN),--lan)
 
 ## Play in the terminal.
 tui: $(STAMP)

@@ -25,6 +25,7 @@ NEVER_SENT: dict[str, str] = {
     "stale_owner": "the store's fence: a room refused it stops, its clients follow `moved`",
     "schema_too_new": "at startup: the server does not start",
     "bad_database_url": "at startup: the server does not start",
+    "bad_public_url": "at startup: slapjack serve refuses it before it listens",
 }
 """Codes in the sources that never reach a client, each with the reason."""
 

@@ -83,8 +83,27 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    host: Annotated[
+        str | None,
+        typer.Option(help="Address to listen on (default 127.0.0.1; with --lan 0.0.0.0)."),
+    ] = None,
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8000,
+    lan: Annotated[
+        bool,
+        typer.Option(
+            "--lan",
+            help="Listen on the local network too; invite links use this machine's LAN address.",
+        ),
+    ] = False,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url",
+            metavar="URL",
+            help="The address players reach this server at (https://slap.example.org); "
+            "invite links and QR codes use it.",
+        ),
+    ] = None,
     data_dir: Annotated[
         Path, typer.Option("--data-dir", help="Where the SQLite file lives.")
     ] = Path("data"),
@@ -171,6 +190,38 @@ def serve(
         referee_factory(referee, floor_ms=anticipation_floor_ms, resolution_ms=tie_resolution_ms)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    from slapjack.server.invite import (
+        PublicUrlError,
+        check_public_url,
+        http_url,
+        lan_address,
+        listen_addresses,
+        local_only,
+    )
+
+    if public_url is not None:
+        try:
+            public_url = check_public_url(public_url)
+        except PublicUrlError as exc:
+            raise CommandError(f"--public-url: {exc.message}") from None
+    if host is None:
+        host = "0.0.0.0" if lan else "127.0.0.1"
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    bound = sock.getsockname()[1]
+    addresses = listen_addresses(host, bound)
+    invite = public_url
+    if invite is None and lan:
+        lan_ip = lan_address()
+        if lan_ip is None:
+            typer.echo("slapjack serve: --lan: this machine has no local network address", err=True)
+        else:
+            invite = http_url(lan_ip, bound)
     if database_url is None:
         data_dir.mkdir(parents=True, exist_ok=True)
     app = create_app(
@@ -182,16 +233,15 @@ def serve(
         floor_ms=anticipation_floor_ms,
         resolution_ms=tie_resolution_ms,
         limits=Limits() if rate_limits else Limits.relaxed(),
+        public_url=invite,
     )
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    bound = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"Slapjack is served at http://{shown}:{bound}/", err=False)
+    typer.echo(f"Slapjack is served at {addresses[0]}/")
+    for other in addresses[1:]:
+        typer.echo(f"  also at {other}/")
+    if invite is not None:
+        typer.echo(f"Invite links use {invite}/")
+    if local_only(invite or addresses[0]):
+        typer.echo("  (they work on this machine only: --lan invites your local network)")
     config = server_config(app, log_level, compress=compress)
     server = uvicorn.Server(config)
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:

@@ -32,6 +32,7 @@ from .base import (
 from .bodies import (
     CreateRoom,
     ErrorBody,
+    Invite,
     Joined,
     JoinRoom,
     PlayNow,
@@ -117,6 +118,7 @@ __all__ = [
     "FrameError",
     "FrameId",
     "Hello",
+    "Invite",
     "JoinRoom",
     "Joined",
     "LeaveMsg",

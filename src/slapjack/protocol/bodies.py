@@ -78,6 +78,15 @@ class Joined(Strict):
     url: str
 
 
+class Invite(Strict):
+    """``GET /api/rooms/{code}/invite``: the link to send to friends."""
+
+    url: str
+    local_only: bool
+    """True when the link can only be opened on the server's own machine
+    (it listens on loopback: start it with ``--lan`` or ``--public-url``)."""
+
+
 class SeatInfo(Strict):
     seat: Seat
     name: str | None

@@ -26,6 +26,7 @@ from slapjack.store import open_store
 from slapjack.store.base import Store
 
 from .connection import Limits
+from .invite import check_public_url
 from .lobby import Lobby
 from .metrics import METRICS
 from .referee import referee_factory
@@ -117,6 +118,7 @@ def create_app(
     resolution_ms: float | None = None,
     limits: Limits | None = None,
     clock: Callable[[], float] | None = None,
+    public_url: str | None = None,
 ) -> FastAPI:
     """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
     records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
@@ -133,12 +135,18 @@ def create_app(
     ``limits``: what one client may ask (:class:`Limits`; ``None``: the defaults).
     ``clock``: the rooms' clock in ms (``None``: the monotonic clock); with the
     test hooks, a :class:`~.routes.testhooks.HandClock` lets ``/api/test/rooms/{code}/run`` play a
-    room's game deadline by deadline."""
+    room's game deadline by deadline. ``public_url``: the address invite links
+    use (``http(s)://host[:port]``; ``None``: the address each request came to;
+    :class:`~.invite.PublicUrlError` when malformed)."""
     factory = referee_factory(referee, floor_ms=floor_ms, resolution_ms=resolution_ms)
     hooks = test_hooks if test_hooks is not None else os.environ.get(testhooks.ENV) == "1"
     static = static_dir or pages.STATIC_DIR
     ctx = ServerContext(
-        limits=limits or Limits(), static=static, transport_rtt=transport_rtt, clock=clock
+        limits=limits or Limits(),
+        static=static,
+        transport_rtt=transport_rtt,
+        clock=clock,
+        public_url=check_public_url(public_url) if public_url is not None else None,
     )
 
     @contextlib.asynccontextmanager

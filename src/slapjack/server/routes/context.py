@@ -32,6 +32,9 @@ class ServerContext:
     static: Path
     transport_rtt: bool = True
     clock: Callable[[], float] | None = None
+    public_url: str | None = None
+    """The address invite links use (``--public-url``, ``--lan``); ``None``: the
+    address each request came to."""
     lobby: Lobby = field(init=False)
     creations: KeyedLimiter = field(init=False)
     joins: KeyedLimiter = field(init=False)
@@ -62,6 +65,10 @@ class ServerContext:
             f"too many {what} requests from your address: try again in {seconds} s",
             {"Retry-After": str(seconds)},
         )
+
+    def base_url(self, conn: HTTPConnection) -> str:
+        """The address an invite link starts with, without the trailing slash."""
+        return self.public_url or str(conn.base_url).rstrip("/")
 
 
 def context(conn: HTTPConnection) -> ServerContext:

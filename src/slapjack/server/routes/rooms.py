@@ -12,8 +12,17 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from slapjack.core import SlapjackError
-from slapjack.protocol import CreateRoom, Joined, JoinRoom, PlayNow, RoomCreated, RoomPage
+from slapjack.protocol import (
+    CreateRoom,
+    Invite,
+    Joined,
+    JoinRoom,
+    PlayNow,
+    RoomCreated,
+    RoomPage,
+)
 
+from ..invite import local_only
 from ..referee import RefereeFactory
 from ..room import Room, RoomError, RoomSetup, RoomTiming
 from .context import Ctx, ServerContext, error
@@ -119,12 +128,21 @@ async def join_room(ctx: Ctx, request: Request, code: str, body: JoinRoom) -> Jo
     return await take_seat(room, body.name)
 
 
+@router.get("/rooms/{code}/invite", response_model=None)
+async def room_invite(ctx: Ctx, code: str, request: Request) -> Invite | JSONResponse:
+    room = ctx.lobby.get(code)
+    if room is None:
+        return _unknown(code)
+    url = f"{ctx.base_url(request)}/r/{room.code}"
+    return Invite(url=url, local_only=local_only(url))
+
+
 @router.get("/rooms/{code}/qr.svg", response_model=None)
 async def room_qr(ctx: Ctx, code: str, request: Request) -> Response:
     room = ctx.lobby.get(code)
     if room is None:
         return _unknown(code)
-    url = str(request.base_url).rstrip("/") + f"/r/{room.code}"
+    url = f"{ctx.base_url(request)}/r/{room.code}"
     qr = segno.make(url, error="m")
     # A standalone SVG file needs its xmlns (svg_inline omits it: an <img> won't show it).
     buf = io.BytesIO()
