@@ -1,106 +1,16 @@
 """What the fair referee costs the server per pong and per race.
 
-    .venv/bin/python bench/referee_cost.py [--pongs 20000] [--races 2000]
+The command line of :mod:`slapjack.netlab.referee_cost` (the code lives in the package,
+where the tests reach it too).
 
-The server pings every connection once a second, so at 2,000 players the
-referee handles 2,000 pongs a second; races are rarer (a Jack in about one
-flip of thirteen, four slaps each). This times both on one seat set of four
-(home-like delays, 30 ms + Exp(10) each way; every slap stamped), after a
-warm-up that fills the clock sync's window and the slap history, so the
-figures are those of a long session. Compare versions of the referee in one
-sitting (``PYTHONPATH=<worktree>/src``): the machine's speed cancels out.
+    .venv/bin/python bench/referee_cost.py [--pongs 20000] [--races 2000]
 """
 
 from __future__ import annotations
 
-import argparse
-import random
-import time
-from collections.abc import Sequence
+import sys
 
-from slapjack.server.clocksync import DEFAULT_WINDOW
-from slapjack.server.fair import FairReferee
-
-SEATS = 4
-CLIENT_CLOCK = 1e6
-"""The clients' clock minus the server's (ms)."""
-
-
-class Session:
-    """Four seats of one room on a model network, with explicit time."""
-
-    def __init__(self, seed: int) -> None:
-        self.referee = FairReferee()
-        self.rng = random.Random(seed)
-        self.now = 0.0
-        self.ping_id = 0
-        self.flip_id = 0
-
-    def leg(self) -> float:
-        return 30.0 + self.rng.expovariate(1 / 10.0)
-
-    def pong(self, seat: int) -> None:
-        self.ping_id += 1
-        self.referee.on_ping_sent(seat, self.ping_id, self.now)
-        down = self.leg()
-        self.referee.on_pong(
-            seat, self.ping_id, CLIENT_CLOCK + self.now + down, self.now + down + self.leg()
-        )
-        self.now += 250.0
-
-    def race(self) -> None:
-        self.flip_id += 1
-        ref = self.referee
-        for seat in range(SEATS):
-            ref.on_card_sent(seat, self.flip_id, self.now)
-        for seat in range(SEATS):
-            shown = self.now + self.leg()
-            reaction = max(120.0, self.rng.gauss(300.0, 60.0))
-            ref.judge(
-                seat,
-                self.flip_id,
-                reaction,
-                CLIENT_CLOCK + shown,
-                CLIENT_CLOCK + shown + reaction,
-                shown + reaction + self.leg(),
-            )
-        ref.window_ms(range(SEATS))
-        self.now += 1000.0
-
-
-def measure(pongs: int, races: int, seed: int = 1) -> tuple[float, float]:
-    """Microseconds per pong and per race of four stamped slaps."""
-    session = Session(seed)
-    for i in range(SEATS * DEFAULT_WINDOW):
-        session.pong(i % SEATS)
-    for _ in range(64):
-        session.race()
-    start = time.perf_counter()
-    for i in range(pongs):
-        session.pong(i % SEATS)
-    middle = time.perf_counter()
-    for _ in range(races):
-        session.race()
-    end = time.perf_counter()
-    return (middle - start) / pongs * 1e6, (end - middle) / races * 1e6
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pongs", type=int, default=20_000)
-    parser.add_argument("--races", type=int, default=2_000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    if not 1 <= args.pongs <= 10_000_000 or not 1 <= args.races <= 1_000_000:
-        parser.error("--pongs must be 1..10000000 and --races 1..1000000")
-    per_pong, per_race = measure(args.pongs, args.races, args.seed)
-    print(f"fair referee: {per_pong:.1f} µs a pong, {per_race:.0f} µs a race of {SEATS} slaps")
-    print(
-        f"at 2,000 players (2,000 pongs/s, ~40 races/s): "
-        f"{(2000 * per_pong + 40 * per_race) / 1e4:.1f} % of a core"
-    )
-    return 0
-
+from slapjack.netlab.referee_cost import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

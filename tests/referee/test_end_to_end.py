@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from .harness import load
-
-fairness = load()
+from slapjack.netlab import fairness
 
 pytestmark = pytest.mark.timeout(180)
 

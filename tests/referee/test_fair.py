@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from slapjack.netlab.model import make_table
 from slapjack.server.fair import FairConfig, FairReferee, floor_shift, rank_shift
-
-from .netsim import make_table
 
 HOME = [(10.0, 4.0), (25.0, 6.0), (40.0, 8.0), (18.0, 5.0)]
 MIXED = [(12.0, 5.0), (30.0, 8.0), (60.0, 20.0), (150.0, 30.0)]

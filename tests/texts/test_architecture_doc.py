@@ -7,6 +7,7 @@ Each package may import only the packages the table in the doc allows, and
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "server": {"core", "bots", "store", "cluster", "texts", "web", "protocol", "live"},
     "tui": {"core", "bots", "texts", "protocol", "live"},
     "web": {"core"},  # static files, plus replay steps the server sends
+    "netlab": {"core", "bots", "server"},  # the referee's laboratory; nothing imports it
 }
 TOP_LEVEL = {"cli", "commands", "__init__", "__main__"}  # may import anything
 
@@ -109,6 +111,36 @@ def test_modules_import_only_what_their_role_allows() -> None:
             for module in imports(path):
                 if any(module == f or module.startswith(f + ".") for f in forbidden):
                     wrong.append(f"{path.relative_to(SRC)} imports {module} ({why})")
+    assert not wrong, "\n".join(wrong)
+
+
+def absolute_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            out.add(node.module or "")
+    return out
+
+
+def test_benchmarks_and_tests_keep_apart() -> None:
+    """``bench/`` scripts import no test module; tests import no bench script
+    (what both need lives in the package, e.g. ``slapjack.netlab``)."""
+    root = SRC.parents[1]
+    wrong: list[str] = []
+    for path in sorted((root / "bench").glob("*.py")):
+        found = absolute_imports(path)
+        wrong += [f"bench/{path.name} imports {m}" for m in found if m.split(".")[0] == "tests"]
+    for path in sorted((root / "tests").rglob("*.py")):
+        found = absolute_imports(path)
+        wrong += [
+            f"{path.relative_to(root)} imports {m}" for m in found if m.split(".")[0] == "bench"
+        ]
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"spec_from_file_location\([^)\n]*bench", text):
+            wrong.append(f"{path.relative_to(root)} loads a bench script by path")
     assert not wrong, "\n".join(wrong)
 
 

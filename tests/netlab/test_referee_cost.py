@@ -7,11 +7,11 @@ from types import ModuleType
 
 import pytest
 
-from .harness import load_bench
+from slapjack.netlab import referee_cost
 
 
 def load() -> ModuleType:
-    return load_bench("referee_cost")
+    return referee_cost
 
 
 def test_it_prints_the_cost_of_a_pong_and_of_a_race(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""``bench/tunnet.py``: real network delays below TCP on TUN devices.
+""":mod:`slapjack.netlab.tunnet`: real network delays below TCP on TUN devices.
 
 The scheduler's logic runs everywhere; the rest needs Linux, root, ``/dev/net/tun``
 and ``ip``. Outside CI a machine without them skips those tests; under
@@ -27,12 +27,8 @@ from typing import Any
 
 import pytest
 
+from slapjack.netlab import fairness, tunnet
 from slapjack.server.clocksync import TCP_INFO_SIZE, parse_tcp_info
-
-from .harness import load
-
-fairness = load()
-tunnet = fairness.tunnet
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -390,10 +386,17 @@ def test_a_killed_runner_leaves_nothing(tun_ok: None, signo: int) -> None:
 
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGKILL])
 def test_a_killed_benchmark_leaves_nothing(tun_ok: None, signo: int) -> None:
-    bench = Path(fairness.__file__)
     proc = subprocess.Popen(
         [
-            *(sys.executable, str(bench), "--network", "tun", "--subnet", SUBNET),
+            *(
+                sys.executable,
+                "-m",
+                "slapjack.netlab.fairness",
+                "--network",
+                "tun",
+                "--subnet",
+                SUBNET,
+            ),
             *("--scenarios", "lan", "--referees", "fair+tcp", "--races", "1000", "--rooms", "2"),
         ],
         stdout=subprocess.PIPE,

@@ -7,11 +7,11 @@ from types import ModuleType
 
 import pytest
 
-from .harness import load_bench
+from slapjack.netlab import referee_model
 
 
 def load() -> ModuleType:
-    return load_bench("referee_model")
+    return referee_model
 
 
 def test_the_model_prints_honest_accuracy_and_the_forger_per_seat(
