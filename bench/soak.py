@@ -492,13 +492,46 @@ class Skipped(Exception):
     """The server was down or restarted during the attempt."""
 
 
+class Hostile:
+    """One hostile socket and the frames it has read."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.frames: list[dict[str, Any]] = []
+
+    async def send(self, data: str | bytes, *, text: bool | None = None) -> None:
+        await self.ws.send(data, text=text)
+
+    async def read_until(self, pred: Any, timeout: float = 5.0) -> bool:
+        """Read frames until ``pred()``; False if the socket closed or time ran out first."""
+        try:
+            async with asyncio.timeout(timeout):
+                while not pred():
+                    self.frames.append(json.loads(await self.ws.recv()))
+        except (websockets.ConnectionClosed, TimeoutError):
+            return bool(pred())
+        return True
+
+    async def wait_closed(self) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
+            async with asyncio.timeout(5):
+                while True:
+                    self.frames.append(json.loads(await self.ws.recv()))
+
+    def errors(self) -> list[str]:
+        return [f["code"] for f in self.frames if f["type"] == "error"]
+
+    def closed_with(self, close: int) -> str | None:
+        code = self.ws.close_code
+        return None if code == close else f"closed {code}, wanted {close}"
+
+
 async def hostile_ws(soak: Soak, kind: str, code: str, address: str) -> str | None:
     """One hostile socket; returns what went wrong (None: the typed answer came)."""
-    server = soak.server
     path = "ZZZZZZ" if kind == "no_room" else code
     try:
         ws = await websockets.connect(
-            f"{server.ws_url}/ws/{path}",
+            f"{soak.server.ws_url}/ws/{path}",
             local_addr=(address, 0),
             max_size=2**20,
             ping_interval=None,
@@ -506,96 +539,75 @@ async def hostile_ws(soak: Soak, kind: str, code: str, address: str) -> str | No
         )
     except (OSError, websockets.InvalidHandshake, TimeoutError) as exc:
         raise Skipped from exc
-    frames: list[dict[str, Any]] = []
-
-    async def read_until(pred: Any, timeout: float = 5.0) -> bool:
-        try:
-            async with asyncio.timeout(timeout):
-                while not pred():
-                    frames.append(json.loads(await ws.recv()))
-        except (websockets.ConnectionClosed, TimeoutError):
-            return pred()
-        return True
-
-    def errors() -> list[str]:
-        return [f["code"] for f in frames if f["type"] == "error"]
-
-    def closed_with(close: int) -> str | None:
-        return None if ws.close_code == close else f"closed {ws.close_code}, wanted {close}"
-
-    async def wait_closed() -> None:
-        with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
-            async with asyncio.timeout(5):
-                while True:
-                    frames.append(json.loads(await ws.recv()))
-
     try:
-        if kind == "no_room":
-            await wait_closed()
-            if "room_closed" not in errors():
-                return f"errors {errors()}"
-            return closed_with(4004)
-        if kind == "bad_token":
-            await ws.send(json.dumps({"v": 1, "type": "hello", "token": "no-such-token"}))
-            await wait_closed()
-            if "bad_token" not in errors():
-                return f"errors {errors()}"
-            return closed_with(4001)
-        if kind == "half_open":
-            await asyncio.sleep(0.5)
-            ws.transport.abort()
-            return None
-        if kind == "before_hello":
-            await ws.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0}))
-            ok = await read_until(lambda: "bad_message" in errors())
-            return None if ok else f"errors {errors()}"
-        hello = {"v": 1, "type": "hello", "token": None}
-        await ws.send(json.dumps(hello))
-        if not await read_until(lambda: any(f["type"] == "update" for f in frames)):
-            raise Skipped
-        if kind == "oversized":
-            await ws.send("x" * 70_000)
-            await wait_closed()
-            return closed_with(1009)
-        if kind == "bad_utf8":
-            await ws.send(b'{"v": 1, "type": "flip", "x": "\xff\xfe"}', text=True)
-            await wait_closed()
-            return closed_with(1007)
-        if kind == "flood":
-            with contextlib.suppress(websockets.ConnectionClosed):
-                for i in range(80):
-                    await ws.send(json.dumps({"v": 1, "type": "call", "token": "x", "flip_id": i}))
-            await wait_closed()
-            if "rate_limited" not in errors():
-                return f"errors {errors()}"
-            return closed_with(1008)
-        sent: str | bytes
-        want = "bad_message"
-        if kind == "bad_json":
-            sent, want = '{"v": 1, "type": "flip", ', "bad_json"
-        elif kind == "wrong_type":
-            sent = json.dumps({"v": 1, "type": "slap", "token": "x", "flip_id": "1"})
-        elif kind == "unknown_type":
-            sent = json.dumps({"v": 1, "type": "explode"})
-        elif kind == "too_large":
-            sent, want = json.dumps({"v": 1, "type": "hello", "lang": "x" * 5000}), "too_large"
-        elif kind == "binary":
-            sent = b"\x00\x01binary"
-        elif kind == "deep_json":
-            sent, want = "[" * 2000 + "]" * 2000, "bad_json"
-        else:
-            raise AssertionError(kind)
-        await ws.send(sent)
-        if not await read_until(lambda: want in errors()):
-            return f"sent {kind}, got errors {errors()} close {ws.close_code}"
-        # the socket stays, and still answers
-        await ws.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0, "id": 7}))
-        if not await read_until(lambda: len(errors()) >= 2):
-            return f"no answer after {kind} (close {ws.close_code})"
-        return None
+        return await hostile_frames(kind, Hostile(ws))
+    except websockets.ConnectionClosed as exc:
+        if exc.rcvd is not None and exc.rcvd.code == 4004:
+            raise Skipped from exc  # the room closed meanwhile
+        return f"{kind}: closed {ws.close_code} {ws.close_reason!r} too early"
     finally:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(), 2)
+
+
+async def hostile_frames(kind: str, h: Hostile) -> str | None:
+    """Send ``kind``'s frames; None when the typed error or close came."""
+    if kind == "no_room":
+        await h.wait_closed()
+        return h.closed_with(4004) if "room_closed" in h.errors() else f"errors {h.errors()}"
+    if kind == "bad_token":
+        await h.send(json.dumps({"v": 1, "type": "hello", "token": "no-such-token"}))
+        await h.wait_closed()
+        return h.closed_with(4001) if "bad_token" in h.errors() else f"errors {h.errors()}"
+    if kind == "half_open":
+        await asyncio.sleep(0.5)
+        h.ws.transport.abort()
+        return None
+    if kind == "before_hello":
+        await h.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0}))
+        ok = await h.read_until(lambda: "bad_message" in h.errors())
+        return None if ok else f"errors {h.errors()}"
+    await h.send(json.dumps({"v": 1, "type": "hello", "token": None}))
+    if not await h.read_until(lambda: any(f["type"] == "update" for f in h.frames)):
+        raise Skipped
+    if kind == "oversized":
+        await h.send("x" * 70_000)
+        await h.wait_closed()
+        return h.closed_with(1009)
+    if kind == "bad_utf8":
+        await h.send(b'{"v": 1, "type": "flip", "x": "\xff\xfe"}', text=True)
+        await h.wait_closed()
+        return h.closed_with(1007)
+    if kind == "flood":
+        with contextlib.suppress(websockets.ConnectionClosed):
+            for i in range(80):
+                await h.send(json.dumps({"v": 1, "type": "call", "token": "x", "flip_id": i}))
+        await h.wait_closed()
+        return h.closed_with(1008) if "rate_limited" in h.errors() else f"errors {h.errors()}"
+    sent: str | bytes
+    want = "bad_message"
+    if kind == "bad_json":
+        sent, want = '{"v": 1, "type": "flip", ', "bad_json"
+    elif kind == "wrong_type":
+        sent = json.dumps({"v": 1, "type": "slap", "token": "x", "flip_id": "1"})
+    elif kind == "unknown_type":
+        sent = json.dumps({"v": 1, "type": "explode"})
+    elif kind == "too_large":
+        sent, want = json.dumps({"v": 1, "type": "hello", "lang": "x" * 5000}), "too_large"
+    elif kind == "binary":
+        sent = b"\x00\x01binary"
+    elif kind == "deep_json":
+        sent, want = "[" * 2000 + "]" * 2000, "bad_json"
+    else:
+        raise AssertionError(kind)
+    await h.send(sent)
+    if not await h.read_until(lambda: want in h.errors()):
+        return f"sent {kind}, got errors {h.errors()} close {h.ws.close_code}"
+    # the socket stays, and still answers
+    await h.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0, "id": 7}))
+    if not await h.read_until(lambda: len(h.errors()) >= 2):
+        return f"no answer after {kind} (close {h.ws.close_code})"
+    return None
 
 
 async def hostile_http(soak: Soak, kind: str, address: str) -> str | None:
@@ -835,6 +847,8 @@ class Soak:
         except Skipped:
             counts["skipped"] += 1
             return
+        except Exception as exc:  # the driver's own failure: a problem, not a lost task
+            wrong = f"failed: {exc!r}"
         if self.server.generation != generation or (code not in self.rooms and kind != "no_room"):
             counts["skipped"] += 1  # a restart or the room's close came in between
             return
@@ -1089,6 +1103,11 @@ async def soak(config: Config, workdir: Path | None = None) -> dict[str, Any]:
             shutil.rmtree(work, ignore_errors=True)
 
 
+def run_soak(config: Config, workdir: Path | None = None) -> dict[str, Any]:
+    """:func:`soak` in its own event loop (the tests call this)."""
+    return asyncio.run(soak(config, workdir))
+
+
 def print_result(result: dict[str, Any]) -> None:
     print("    t (s)    pid   RSS MB   fds  tasks  gc objects  rooms  conns  games")
     for s in result["samples"]:
@@ -1128,7 +1147,7 @@ def main() -> None:
     )
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
-    result = asyncio.run(soak(config, args.keep))
+    result = run_soak(config, args.keep)
     if args.json:
         print(json.dumps(result))
     else:
