@@ -124,6 +124,7 @@ class Stats:
     drops: int = 0
     restarts: int = 0
     lost_frames: int = 0
+    lost_before_start: int = 0
     player_errors: Counter[str] = field(default_factory=Counter)
     hostile: dict[str, Counter[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -257,6 +258,12 @@ class RoomRun:
     """game_no -> game_id, as the players saw it."""
     winners: dict[int, list[int]] = field(default_factory=dict)
     """game_id -> the winners a player saw."""
+    generation: int = 0
+    """The server's generation when the room was made."""
+    started: bool = False
+    """A player has seen the game (a view)."""
+    lost: bool = False
+    """Gone in a restart before its game started (see :meth:`Soak.lost_before_start`)."""
 
 
 class Player:
@@ -316,6 +323,8 @@ class Player:
                 code = ws.close_code
                 if dropped:
                     await asyncio.sleep(self.rng.uniform(0.1, 2.0))
+                elif code == 4004 and self.soak.lost_before_start(self.room):
+                    break
                 elif code in (4001, 4004, 1008):
                     stats.problem(
                         f"room {self.room.code} seat {self.seat}: closed {code} {ws.close_reason!r}"
@@ -390,6 +399,7 @@ class Player:
         if view is None:
             return None
         stats.views_checked += 1
+        self.room.started = True
         cards = sum(view["stacks"]) + view["centre_size"]
         if cards != 52:
             stats.problem(f"room {code} seat {self.seat}: {cards} cards in {view}")
@@ -713,7 +723,21 @@ class Soak:
 
     # ----------------------------------------------------------- rooms
 
-    async def post(self, http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> Any:
+    def lost_before_start(self, run: RoomRun) -> bool:
+        """A room still waiting for its game is not stored (only a game is): a
+        restart before the start loses it and its seats. True (and counted) when
+        that is what happened to ``run``."""
+        if run.started or self.server.generation == run.generation:
+            return False
+        if not run.lost:
+            run.lost = True
+            self.stats.lost_before_start += 1
+            print(f"  room {run.code} lost in a restart before its game started", file=sys.stderr)
+        return True
+
+    async def post(
+        self, http: httpx.AsyncClient, path: str, body: dict[str, Any], run: RoomRun | None = None
+    ) -> Any:
         """POST until the server answers (it may be restarting)."""
         for _ in range(200):
             await self.server.up.wait()
@@ -722,6 +746,8 @@ class Soak:
             except httpx.HTTPError:
                 await asyncio.sleep(0.2)
                 continue
+            if r.status_code == 404 and run is not None and self.lost_before_start(run):
+                return None
             if r.status_code != 200:
                 self.stats.problem(f"POST {path}: {r.status_code} {r.text[:200]}")
                 return None
@@ -753,18 +779,20 @@ class Soak:
                 "timing": TIMING,
                 "seed": rng.randrange(2**31),
             }
+            generation = self.server.generation
             made = await self.post(http, "/api/test/rooms", body)
             if made is None:
                 await asyncio.sleep(1)
                 return
-            run = RoomRun(made["code"], address, games=rng.randint(1, 3))
+            run = RoomRun(made["code"], address, rng.randint(1, 3), generation=generation)
+            self.stats.rooms_opened += 1
             tokens = []
             for s in range(SEATS):
-                joined = await self.post(http, f"/api/rooms/{run.code}/join", {"name": f"P{s}"})
+                path = f"/api/rooms/{run.code}/join"
+                joined = await self.post(http, path, {"name": f"P{s}"}, run)
                 if joined is None:
                     return
                 tokens.append(joined["token"])
-        self.stats.rooms_opened += 1
         self.rooms[run.code] = run
         players = [
             Player(self, run, s, t, random.Random(rng.random())) for s, t in enumerate(tokens)
@@ -791,6 +819,9 @@ class Soak:
             if t.exception() is not None:
                 self.stats.problem(f"room {run.code}: player failed: {t.exception()!r}")
         self.players.difference_update(players)
+        if run.lost:
+            del self.rooms[run.code]
+            return
         await self.wait_closed(run)
 
     async def wait_closed(self, run: RoomRun) -> None:
@@ -1055,6 +1086,7 @@ class Soak:
             "restarts": st.restarts,
             "restart_times": self.restart_times,
             "lost_frames": st.lost_frames,
+            "rooms_lost_before_start": st.lost_before_start,
             "player_errors": dict(st.player_errors),
             "hostile": {k: dict(v) for k, v in st.hostile.items()},
             "hostile_ok": sum(v["ok"] for v in st.hostile.values()),

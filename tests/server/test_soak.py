@@ -42,8 +42,12 @@ def check(result: dict[str, Any], *, restarts: int, slots: int) -> None:
     soak = load_soak()
     assert result["problems"] == []
     assert result["restarts"] == restarts
-    # rooms opened, played and closed by themselves, and were opened again
-    assert result["rooms_opened"] == result["rooms_closed"] > slots
+    # rooms opened, played and closed by themselves, and were opened again; a
+    # room still waiting for its game is not stored, so a restart may lose it
+    # (its players never saw a view: the driver checks that)
+    lost = result["rooms_lost_before_start"]
+    assert result["rooms_opened"] == result["rooms_closed"] + lost
+    assert result["rooms_closed"] > slots and lost <= restarts * slots
     assert result["drops"] > 0 and result["reconnects"] > result["drops"]
     assert result["views_checked"] > 1000 and result["lost_frames"] == 0
     games = result["games"]
