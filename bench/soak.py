@@ -88,6 +88,8 @@ class Config:
     players: int = 200
     seconds: float = 120.0
     restarts: int = 1
+    restart_window: float = 0.5
+    """The restarts come evenly spread over this share of the run (0.5: the first half)."""
     hostile_every: float = 0.5
     sample_every: float = 30.0
     drop_chance: float = 0.1
@@ -125,6 +127,7 @@ class Stats:
     restarts: int = 0
     lost_frames: int = 0
     lost_before_start: int = 0
+    closed_while_away: int = 0
     player_errors: Counter[str] = field(default_factory=Counter)
     hostile: dict[str, Counter[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -264,6 +267,12 @@ class RoomRun:
     """A player has seen the game (a view)."""
     lost: bool = False
     """Gone in a restart before its game started (see :meth:`Soak.lost_before_start`)."""
+    connected: int = 0
+    """The room's players with an open socket."""
+    empty_since: float | None = None
+    """When the last of them lost its socket (monotonic), while none has one."""
+    closed_away: bool = False
+    """Closed by its idle timer while none of its players had a socket."""
 
 
 class Player:
@@ -300,8 +309,10 @@ class Player:
     async def run(self) -> None:
         stats, server = self.soak.stats, self.soak.server
         backoff = 0.05
+        first = True  # a room made just before the stop still sees its players once
         try:
-            while not self.leaving and not self.soak.stopping:
+            while first or not (self.leaving or self.soak.stopping):
+                first = False
                 await server.up.wait()
                 generation = server.generation
                 try:
@@ -323,7 +334,9 @@ class Player:
                 code = ws.close_code
                 if dropped:
                     await asyncio.sleep(self.rng.uniform(0.1, 2.0))
-                elif code == 4004 and self.soak.lost_before_start(self.room):
+                elif code == 4004 and (
+                    self.soak.lost_before_start(self.room) or self.soak.closed_while_away(self.room)
+                ):
                     break
                 elif code in (4001, 4004, 1008):
                     stats.problem(
@@ -347,6 +360,9 @@ class Player:
         self.seq = 0
         self.sent.clear()
         stats.connected += 1
+        run = self.room
+        run.connected += 1
+        run.empty_since = None
         dropped = False
         try:
             await ws.send(json.dumps({"v": 1, "type": "hello", "token": self.token, "id": "h"}))
@@ -365,6 +381,9 @@ class Player:
             pass
         finally:
             stats.connected -= 1
+            run.connected -= 1
+            if run.connected == 0:
+                run.empty_since = time.monotonic()
             self.ws = None
             if dropped or self.leaving:
                 with contextlib.suppress(Exception):
@@ -391,6 +410,8 @@ class Player:
             stats.problem(f"room {code}: unknown frame {frame}")
             return None
         stats.updates += 1
+        if self.soak.stopping:
+            return "leave"
         if frame["seq"] != self.seq + 1:
             stats.lost_frames += abs(frame["seq"] - self.seq - 1)
             stats.problem(f"room {code} seat {self.seat}: seq {frame['seq']} after {self.seq}")
@@ -549,8 +570,12 @@ async def hostile_ws(soak: Soak, kind: str, code: str, address: str) -> str | No
         )
     except (OSError, websockets.InvalidHandshake, TimeoutError) as exc:
         raise Skipped from exc
+    h = Hostile(ws)
     try:
-        return await hostile_frames(kind, Hostile(ws))
+        wrong = await hostile_frames(kind, h)
+        if wrong is not None and kind != "no_room" and "room_closed" in h.errors():
+            raise Skipped  # the room closed meanwhile
+        return wrong
     except websockets.ConnectionClosed as exc:
         if exc.rcvd is not None and exc.rcvd.code == 4004:
             raise Skipped from exc  # the room closed meanwhile
@@ -735,6 +760,20 @@ class Soak:
             print(f"  room {run.code} lost in a restart before its game started", file=sys.stderr)
         return True
 
+    def closed_while_away(self, run: RoomRun) -> bool:
+        """A room none of whose players has had a socket for its idle time closes
+        (``idle_close_ms``): a player coming back late (a slow reconnect on a
+        loaded machine) finds it closed. True (and counted) when that is so."""
+        idle = TIMING["idle_close_ms"] / 1000.0
+        since = run.empty_since
+        if since is None or time.monotonic() - since < idle - 0.5:
+            return False
+        if not run.closed_away:
+            run.closed_away = True
+            self.stats.closed_while_away += 1
+            print(f"  room {run.code} closed while all its players were away", file=sys.stderr)
+        return True
+
     async def post(
         self, http: httpx.AsyncClient, path: str, body: dict[str, Any], run: RoomRun | None = None
     ) -> Any:
@@ -894,9 +933,9 @@ class Soak:
     async def restarts(self) -> None:
         cfg = self.config
         for i in range(cfg.restarts):
-            # spread over the first half: the last server lives through the second
-            share = 0.15 + 0.35 * i / (cfg.restarts - 1) if cfg.restarts > 1 else 0.3
-            at = cfg.seconds * share
+            # evenly in the first restart_window of the run: the last server lives
+            # through the rest (its RSS curve is the one to judge)
+            at = cfg.seconds * cfg.restart_window * (i + 1) / cfg.restarts
             await asyncio.sleep(max(0.0, at - self.elapsed()))
             if self.stopping:
                 return
@@ -1034,11 +1073,8 @@ class Soak:
         self.baseline_fds = fd_targets(first.pid)
         slots = max(1, cfg.players // SEATS)
         workers = [asyncio.create_task(self.slot(i)) for i in range(slots)]
-        side = [
-            asyncio.create_task(self.hostile_loop()),
-            asyncio.create_task(self.restarts()),
-            asyncio.create_task(self.sampler()),
-        ]
+        side = [asyncio.create_task(self.hostile_loop()), asyncio.create_task(self.sampler())]
+        restarts = asyncio.create_task(self.restarts())
         try:
             await asyncio.sleep(cfg.seconds)
             self.stopping = True
@@ -1050,6 +1086,7 @@ class Soak:
             for task in side:
                 task.cancel()
             await asyncio.gather(*side, return_exceptions=True)
+            await restarts  # one under way finishes (it starts no other after the stop)
             _, pending = await asyncio.wait(workers, timeout=cfg.drain_s)
             for task in pending:
                 task.cancel()
@@ -1087,6 +1124,7 @@ class Soak:
             "restart_times": self.restart_times,
             "lost_frames": st.lost_frames,
             "rooms_lost_before_start": st.lost_before_start,
+            "rooms_closed_while_away": st.closed_while_away,
             "player_errors": dict(st.player_errors),
             "hostile": {k: dict(v) for k, v in st.hostile.items()},
             "hostile_ok": sum(v["ok"] for v in st.hostile.values()),
@@ -1160,6 +1198,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120.0, help="how long to play")
     parser.add_argument("--restarts", type=int, default=1, help="kill -9 and restarts")
     parser.add_argument(
+        "--restart-window",
+        type=float,
+        default=0.5,
+        help="the restarts come evenly in this share of the run (default: the first half)",
+    )
+    parser.add_argument(
         "--hostile-every", type=float, default=0.5, help="seconds between hostile clients"
     )
     parser.add_argument("--sample-every", type=float, default=30.0, help="seconds between samples")
@@ -1173,6 +1217,7 @@ def main() -> None:
         players=args.players,
         seconds=args.seconds,
         restarts=args.restarts,
+        restart_window=args.restart_window,
         hostile_every=args.hostile_every,
         sample_every=args.sample_every,
         seed=args.seed,

@@ -48,6 +48,9 @@ def check(result: dict[str, Any], *, restarts: int, slots: int) -> None:
     lost = result["rooms_lost_before_start"]
     assert result["rooms_opened"] == result["rooms_closed"] + lost
     assert result["rooms_closed"] > slots and lost <= restarts * slots
+    # a room whose players were all away for its idle time closes (by design);
+    # on a loaded machine a slow reconnect may find that now and then
+    assert result["rooms_closed_while_away"] <= result["rooms_opened"] // 20
     assert result["drops"] > 0 and result["reconnects"] > result["drops"]
     assert result["views_checked"] > 1000 and result["lost_frames"] == 0
     games = result["games"]
