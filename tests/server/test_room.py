@@ -213,6 +213,43 @@ async def test_rematch_keeps_the_seats(live: LiveServer) -> None:
         await close_all([a, b])
 
 
+async def test_a_rematch_that_ends_never_names_the_previous_game(live: LiveServer) -> None:
+    """Found by the soak (bench/soak.py): the updates that showed a rematch's end
+    carried the previous game's ``game_id`` until the new game was stored, so the
+    end dialog's replay link opened the wrong game. Now ``game_id`` is null
+    until the game that ended is stored, then its own id."""
+    import httpx
+
+    code = await make_room(live, seats=2, time_limit=1, timing={"turn_ms": 60000.0})
+    a, b = await seated(live, code, ["A", "B"])
+    try:
+        ids = []
+        for game_no in (1, 2):
+            ended = len(a.frames)
+            await a.wait_frame(has_event("time_is_up"), timeout=5, start=ended)
+            stored = await a.wait_frame(
+                lambda f: f["type"] == "update" and f["room"]["game_id"] is not None,
+                start=ended,
+            )
+            shown_over = [
+                f["room"]["game_id"]
+                for f in a.frames[ended:]
+                if f["type"] == "update" and f["room"]["status"] == "over"
+            ]
+            assert set(shown_over) <= {None, stored["room"]["game_id"]}, shown_over
+            ids.append(stored["room"]["game_id"])
+            async with httpx.AsyncClient(base_url=live.url) as http:
+                record = (await http.get(f"/api/games/{ids[-1]}")).json()
+            assert record["meta"]["game_no"] == game_no
+            if game_no == 1:
+                await a.act("rematch")
+                await b.act("rematch")
+                await a.wait(lambda c: c.updates[-1]["room"]["game_no"] == 2)
+        assert ids[0] != ids[1]
+    finally:
+        await close_all([a, b])
+
+
 async def test_an_abandoned_room_closes_and_its_game_is_kept(live: LiveServer) -> None:
     import httpx
 

@@ -1,8 +1,8 @@
 """Server health figures for ``GET /api/metrics`` (and ``bench/load.py``).
 
 Recent samples of: how long an input waited in its room's queue, how long a
-room waited for its store writes, how late the event loop woke up; and counters
-of inputs handled and frames queued.
+room waited for its store writes, how late the event loop woke up; counters
+of inputs handled and frames queued; and the event loop's task count.
 """
 
 from __future__ import annotations
@@ -91,7 +91,17 @@ class Metrics:
             "loop_lag_ms": _summary(self.loop_lag_ms),
             "send_lag_ms": _summary(self.send_lag_ms),
             "gc2_ms": _summary(self.gc_ms),
+            "tasks": _tasks(),
         }
+
+
+def _tasks() -> int | None:
+    """The event loop's unfinished tasks (a task leak shows here), or ``None``
+    outside a running loop."""
+    try:
+        return len(asyncio.all_tasks())
+    except RuntimeError:
+        return None
 
 
 METRICS: Final = Metrics()

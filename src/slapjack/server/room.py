@@ -204,7 +204,7 @@ class Room(Actor):
         if live.game.over and self.status == "playing":
             self.status = "over"
         if live.game.over and not self._finished:
-            self._finished = True
+            self._finished, self.last_game_id = True, None  # its id comes once it is stored
             self._ops.append(self.writes.finish(table.record, self._snapshot(finished=True)))
         due = live.next_deadline
         if due == INF or self.status != "playing":
