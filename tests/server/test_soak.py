@@ -3,7 +3,7 @@ and close, with reconnects, ``kill -9`` restarts and hostile frames, against a
 real ``slapjack serve`` on a loopback port with SQLite in a temp directory.
 
 The CI version plays 100 players for a minute with one restart (about 90 s in
-all); the full version (``-m slow``) plays 200 players for 30 minutes with
+all); the full version (``-m soak``) plays 200 players for 30 minutes with
 three restarts and also wants the last server's RSS flat. Both want nothing
 lost: 52 cards in every view, no seat's game going back after a restart, no
 ``seq`` gap, every finished game listed and replayable, every hostile frame
@@ -85,7 +85,7 @@ def test_soak_for_a_minute(tmp_path: Path) -> None:
     check(result, restarts=1, slots=25)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.timeout(2700)
 def test_soak_for_thirty_minutes(tmp_path: Path) -> None:
     soak = load_soak()
