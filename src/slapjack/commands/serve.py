@@ -100,7 +100,7 @@ def serve(
         typer.Option(
             "--public-url",
             metavar="URL",
-            help="The address players reach this server at (https://slap.example.org); "
+            help="The address players reach this server at, such as https://slap.example.org; "
             "invite links and QR codes use it.",
         ),
     ] = None,
