@@ -77,7 +77,9 @@ def fold(
         if out.get(target) == text:
             continue
         verb = "changed" if target in out else "added"
-        report.append(f"{verb} {target}: {text!r}" + (f" (was {out[target]!r})" if verb == "changed" else ""))
+        report.append(
+            f"{verb} {target}: {text!r}" + (f" (was {out[target]!r})" if verb == "changed" else "")
+        )
         out[target] = text
     for key in base.keys() - old.keys():
         target = target_key(key, out)

@@ -5,7 +5,6 @@ error codes a player can meet."""
 
 from __future__ import annotations
 
-import json
 import re
 import typing
 from pathlib import Path

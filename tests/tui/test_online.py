@@ -245,7 +245,9 @@ async def test_joins_answers_pings_flips_and_wins_a_jack_against_a_slower_hand(
 
             # a typed error frame from the server is shown, play goes on
             client.send("flip", flip_id=99)
-            await until(lambda: game.notice is not None and game.notice.key.startswith(("error.", "srv.")))
+            await until(
+                lambda: game.notice is not None and game.notice.key.startswith(("error.", "srv."))
+            )
             assert game.notice is not None and game.notice.bad
             assert game.connection == "open"
         finally:
@@ -518,7 +520,7 @@ async def test_german_texts_for_every_online_message() -> None:
     keys = [k for k in words("en") if k.startswith(("tui.online.", "tui.b.", "error."))]
     assert len(keys) > 30
     for key in keys:
-        assert words("de")[key] and words("de")[key] != words("en")[key] or key.endswith(
+        assert (words("de")[key] and words("de")[key] != words("en")[key]) or key.endswith(
             ("online.remote",)
         ), key
     assert tr("de", "error.not_your_turn") == "Du bist nicht an der Reihe."

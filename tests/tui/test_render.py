@@ -27,9 +27,9 @@ from slapjack.core.events import (
     TimeIsUp,
     WrongSlap,
 )
+from slapjack.texts import words
 from slapjack.tui import SeatSpec
 from slapjack.tui.cards import RED, big_rank, card_art
-from slapjack.texts import words
 from slapjack.tui.i18n import card_label, card_long_name, rank_label, tr
 from slapjack.tui.render import (
     clock_text,

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
 import typing
-from pathlib import Path
 
 import pytest
 

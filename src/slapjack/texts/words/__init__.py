@@ -103,4 +103,3 @@ def _browser(lang: str) -> MappingProxyType[str, str]:
 def browser_words(lang: str) -> MappingProxyType[str, str]:
     """The browser's table: the shared words and ``web.*`` without the prefix."""
     return _browser(check_lang(lang))
-
