@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Final
 
 from slapjack.core import RANKS, rank_of, suit_of
-from slapjack.texts import check_lang, locale_language, words
+from slapjack.texts import SUPPORTED_LANGS, check_lang, locale_language, words
 
-LANGS: Final = ("en", "de")
+LANGS: Final = SUPPORTED_LANGS
 
 _SUIT_SYMBOLS: Final = "♣♦♥♠"
 _SUIT_LETTERS: Final = "CDHS"
