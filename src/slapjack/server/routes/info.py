@@ -32,7 +32,7 @@ async def get_options() -> dict[str, Any]:
 
 @cache
 def _words_body(lang: str) -> tuple[bytes, str]:
-    body = json.dumps(dict(browser_words(lang)), ensure_ascii=False, indent=0).encode()
+    body = json.dumps(dict(browser_words(lang)), ensure_ascii=False, separators=(",", ":")).encode()
     return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
 
 

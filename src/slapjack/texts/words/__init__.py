@@ -10,7 +10,8 @@ languages. Keys are namespaced by who uses them:
 - ``rules.*``: the paragraphs of the rules texts,
 - anything else is shared: games (``game.*``), presets (``preset.*``), options
   and their values (``opt.*``), bot levels (``bot.*``, ``level.*``), error
-  codes (``error.*``), cards (``rank.*``, ``suit.*``), units (``unit.*``).
+  codes (``error.*``), cards (``rank.*``, ``suit.*``), units (``unit.*``),
+  the results table's columns (``end.*``).
 
 :func:`browser_words` is the table the browser loads (``GET /api/words/{lang}``):
 the shared keys and the ``web.*`` keys without their prefix. Texts are filled
