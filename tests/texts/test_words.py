@@ -440,3 +440,41 @@ def test_the_merge_script_folds_keys_added_on_other_branches(tmp_path: Path) -> 
         "web.room.slap": "Slap it!",  # changed on the branch: taken
     }  # web.room.gone_key: removed on the branch
     assert "added error.bad_name" in run.stdout and "removed web.room.gone_key" in run.stdout
+
+
+def test_the_merge_script_folds_an_old_terminal_texts_file(tmp_path: Path) -> None:
+    """``--tui``: a branch's ``TEXTS`` dict of the old ``tui/i18n.py``."""
+    root = tmp_path
+    (root / "src/slapjack/tui").mkdir(parents=True)
+    new = root / "src/slapjack/texts/words"
+    new.mkdir(parents=True)
+    old_file = root / "src/slapjack/tui/i18n.py"
+    old_file.write_text(
+        'TEXTS = {"log": {"en": "Log", "de": "Verlauf"}, "srv.x": {"en": "X", "de": "X"}}\n',
+        encoding="utf-8",
+    )
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    for lang in SUPPORTED_LANGS:
+        (new / f"{lang}.json").write_text(json.dumps({"tui.log": "Log"}), encoding="utf-8")
+    branch = root / "branch_i18n.py"
+    branch.write_text(
+        "TEXTS: dict = {\n"
+        '    "log": {"en": "Log", "de": "Verlauf"},\n'
+        '    "srv.x": {"en": "X", "de": "X"},\n'
+        '    "srv.bad_name": {"en": "Bad name", "de": "Falscher Name"},\n'
+        '    "hint": {"en": "A hint", "de": "Ein Tipp"},\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    script = ROOT / "scripts" / "merge_words.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--root", str(root), "--base", "HEAD", "--tui", str(branch)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    merged = json.loads((new / "de.json").read_text(encoding="utf-8"))
+    assert merged == {"error.bad_name": "Falscher Name", "tui.hint": "Ein Tipp", "tui.log": "Log"}
