@@ -404,7 +404,7 @@ def test_start_now_fills_free_seats_with_bots(server: Server, pages: Pages) -> N
     assert "2 seats still free" in page.locator("#waiting-info").inner_text()
     # The house rule on top of the preset is named in the room's header.
     assert page.locator("#room-rules").inner_text() == (
-        "Slapjack · Classic · A dead heat: Share the pile"
+        "Slapjack · Classic · Exact tie: Share the pile"
     )
     page.locator("#start-btn").click()
     page.locator("#table .seat").nth(2).wait_for()

@@ -26,6 +26,8 @@ NEVER_SENT: dict[str, str] = {
     "schema_too_new": "at startup: the server does not start",
     "bad_database_url": "at startup: the server does not start",
     "bad_public_url": "at startup: slapjack serve refuses it before it listens",
+    "unknown_word": "a key the catalogue of words lacks: a bug that tests/texts/test_words.py catches",
+    "bad_words": "a broken words file in the package: nothing starts",
 }
 """Codes in the sources that never reach a client, each with the reason."""
 

@@ -5,7 +5,6 @@ error codes a player can meet."""
 
 from __future__ import annotations
 
-import json
 import re
 import typing
 from pathlib import Path
@@ -19,13 +18,11 @@ from slapjack.protocol import (
     SERVER_MESSAGES,
     ErrorCode,
 )
+from slapjack.texts.words import browser_words
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "slapjack" / "web" / "static"
 JS = {p.name: p.read_text(encoding="utf-8") for p in sorted((STATIC / "js").glob("*.js"))}
-I18N = {
-    lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
-    for lang in ("en", "de")
-}
+I18N = {lang: browser_words(lang) for lang in ("en", "de")}
 CLIENT_OWN_ERRORS = {"network"}
 """``error.*`` keys of the browser's own (no server code): the server cannot be reached."""
 
@@ -139,9 +136,9 @@ def missing_error_texts() -> list[str]:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "web/static/i18n has no error.player_out, error.too_many_sockets, "
-        "error.server_full, error.bad_name (en and de): the web helper adds them; "
-        "until then the browser shows the server's English message"
+        "the words (texts/words) have no error.too_many_sockets, error.bad_name "
+        "(en and de): the web helper adds them; until then the browser shows the "
+        "server's English message"
     ),
 )
 def test_every_player_facing_code_has_a_text_of_the_browsers_own() -> None:
@@ -150,4 +147,4 @@ def test_every_player_facing_code_has_a_text_of_the_browsers_own() -> None:
 
 def test_the_missing_texts_are_exactly_the_ones_the_xfail_names() -> None:
     """Keeps the xfail above precise: a new gap (or one closed) shows here."""
-    assert missing_error_texts() == ["bad_name", "player_out", "server_full", "too_many_sockets"]
+    assert missing_error_texts() == ["bad_name", "too_many_sockets"]

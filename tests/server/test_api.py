@@ -145,6 +145,22 @@ async def test_rules_text_per_preset(http: httpx.AsyncClient, lang: str) -> None
     assert (await http.get("/api/rules/classic", params={"lang": "xx"})).status_code == 404
 
 
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_the_browser_gets_its_words(http: httpx.AsyncClient, lang: str) -> None:
+    """``GET /api/words/{lang}``: the catalogue's shared and ``web.*`` words, cached by ETag."""
+    from slapjack.texts import words
+
+    r = await http.get(f"/api/words/{lang}")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    table = r.json()
+    assert table["room.slap"] == words(lang)["web.room.slap"]
+    assert table["opt.tie.split"] == words(lang)["opt.tie.split"]
+    assert not any(k.startswith(("web.", "tui.")) for k in table)
+    again = await http.get(f"/api/words/{lang}", headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304 and not again.content
+    assert (await http.get("/api/words/xx")).status_code == 404
+
+
 async def test_pages_and_static_files_are_served(http: httpx.AsyncClient) -> None:
     for path in ("/", "/r/ABCDEF", "/party", "/history", "/replay/1", "/rules"):
         r = await http.get(path)

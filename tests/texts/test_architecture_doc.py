@@ -90,6 +90,7 @@ MODULE_RULES: list[tuple[str, tuple[str, ...], str]] = [
         for pkg in ("core", "live")
     ),
     ("server/sockets.py", ("slapjack.server.routes",), "the socket edge knows no routes"),
+    ("tui/i18n.py", ("json", "importlib"), "words come from slapjack.texts, no files of its own"),
     *(
         (f"server/routes/{name}.py", ("slapjack.server.routes.testhooks",), "tests' routes apart")
         for name in ("pages", "rooms", "games", "info", "play", "context")

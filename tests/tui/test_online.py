@@ -245,7 +245,9 @@ async def test_joins_answers_pings_flips_and_wins_a_jack_against_a_slower_hand(
 
             # a typed error frame from the server is shown, play goes on
             client.send("flip", flip_id=99)
-            await until(lambda: game.notice is not None and game.notice.key.startswith("srv."))
+            await until(
+                lambda: game.notice is not None and game.notice.key.startswith(("error.", "srv."))
+            )
             assert game.notice is not None and game.notice.bad
             assert game.connection == "open"
         finally:
@@ -387,7 +389,7 @@ async def test_the_app_slaps_with_its_key_and_shows_the_reaction(live: LiveServe
 async def test_the_app_says_why_it_cannot_join_and_can_watch_instead(live: LiveServer) -> None:
     app = OnlineApp(parse_target("NOROOM", live.url), name="Anna", lang="de", tick_s=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
-        text = "Beitritt fehlgeschlagen: Diesen Raum gibt es auf dem Server nicht · Esc beendet"
+        text = "Beitritt fehlgeschlagen: Einen Raum mit diesem Code gibt es nicht. · Esc beendet"
         await wait_app(pilot, lambda: text in screen_text(app), what="the refusal")
         await pilot.press("escape")
         await wait_app(pilot, lambda: not app.is_running, what="Esc")
@@ -513,13 +515,15 @@ async def test_the_app_shows_bad_frames_and_errors_and_keeps_going() -> None:
 
 
 async def test_german_texts_for_every_online_message() -> None:
-    from slapjack.tui.i18n import TEXTS
+    from slapjack.texts import words
 
-    keys = [k for k in TEXTS if k.startswith(("online.", "srv.", "b."))]
+    keys = [k for k in words("en") if k.startswith(("tui.online.", "tui.b.", "error."))]
     assert len(keys) > 30
     for key in keys:
-        assert TEXTS[key].get("de"), key
-    assert tr("de", "srv.not_your_turn") == "Du bist nicht dran"
+        assert (words("de")[key] and words("de")[key] != words("en")[key]) or key.endswith(
+            ("online.remote",)
+        ), key
+    assert tr("de", "error.not_your_turn") == "Du bist nicht an der Reihe."
 
 
 def test_server_error_codes_match_the_protocol() -> None:

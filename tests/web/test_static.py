@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import json
 import re
 import typing
-from pathlib import Path
 
 import pytest
 
 from slapjack.core import PRESETS, option_choices
 from slapjack.core.rules import MAX_TIME_LIMIT_S, OPTION_NAMES, SLAPJACK_ONLY
 from slapjack.protocol import BOT_LEVELS, MAX_SEATS, RoomInfo, options_body
+from slapjack.texts.words import browser_words
 from slapjack.web import PAGES, STATIC_DIR
 
-I18N = STATIC_DIR / "i18n"
 JS = STATIC_DIR / "js"
 
 
-def load(path: Path) -> dict[str, object]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
+def load(lang: str) -> dict[str, object]:
+    """The browser's table of ``lang`` (what ``GET /api/words/{lang}`` sends)."""
+    return dict(browser_words(lang))
 
 
 def test_every_page_and_module_exists() -> None:
@@ -61,8 +58,9 @@ def test_the_options_the_forms_get_are_the_engines() -> None:
 
 
 def test_translation_tables_have_the_same_keys_and_placeholders() -> None:
-    en = load(I18N / "en.json")
-    de = load(I18N / "de.json")
+    assert not (STATIC_DIR / "i18n").exists()  # the words live in slapjack/texts/words
+    en = load("en")
+    de = load("de")
     assert set(en) == set(de), sorted(set(en) ^ set(de))
     for key, text in en.items():
         assert isinstance(text, str) and text.strip(), key
@@ -85,7 +83,7 @@ def _used_keys() -> set[str]:
 
 
 def test_every_key_the_client_uses_is_translated() -> None:
-    en = load(I18N / "en.json")
+    en = load("en")
     used = _used_keys()
     assert len(used) > 150
     missing = sorted(k for k in used if k not in en)
@@ -95,7 +93,7 @@ def test_every_key_the_client_uses_is_translated() -> None:
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_key_families_built_at_run_time_are_complete(lang: str) -> None:
     """Keys the client builds from data (games, presets, options, cards, events)."""
-    table = load(I18N / f"{lang}.json")
+    table = load(lang)
     need = {f"game.{g}" for g in ("slapjack", "irish-snap")}
     for name in PRESETS:
         need |= {f"preset.{name}", f"preset.{name}.help"}
@@ -123,7 +121,7 @@ def test_event_and_elimination_reasons_cover_the_engine() -> None:
     """Every event type and elimination reason the engine emits has a text."""
     import slapjack.core.events as events
 
-    table = load(I18N / "en.json")
+    table = load("en")
     source = (JS / "table.js").read_text(encoding="utf-8")
     for name in events.__dict__:
         obj = getattr(events, name)

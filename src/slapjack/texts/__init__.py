@@ -1,7 +1,8 @@
 """Player-facing rules texts in English and German, in the project's own words.
 
-The texts are small Markdown pieces (one catalogue per language, in
-:mod:`slapjack.texts.en` and :mod:`slapjack.texts.de`): a short intro and the
+The texts are small Markdown pieces, entries of the one catalogue of words
+(``texts/words/en.json`` and ``de.json``, see :mod:`slapjack.texts.words`,
+which the browser and the terminal game read too): a short intro and the
 course of play per game, a paragraph and a one-liner per option value, and
 the decisions the engine makes where the rulebooks are silent.
 :func:`rules_text` composes the pieces that apply to any :class:`Rules`.
@@ -31,8 +32,7 @@ from slapjack.core.rules import (
     option_default,
 )
 
-from . import de, en
-from ._catalog import TIME_LIMIT_OFF, TIME_LIMIT_ON, Catalog, Decision
+from ._catalog import TIME_LIMIT_OFF, TIME_LIMIT_ON, Catalog, Decision, build_catalog
 from .lang import (
     DEFAULT_LANG,
     SUPPORTED_LANGS,
@@ -41,6 +41,7 @@ from .lang import (
     locale_language,
     ui_language,
 )
+from .words import word, words
 
 __all__ = [
     "ALL_DECISIONS",
@@ -67,9 +68,9 @@ __all__ = [
     "preset_summary",
     "rules_text",
     "ui_language",
+    "word",
+    "words",
 ]
-
-_CATALOGS: Final[dict[str, Catalog]] = {"en": en.CATALOG, "de": de.CATALOG}
 
 ALL_DECISIONS: Final = (
     "who_starts",
@@ -92,8 +93,26 @@ ALL_DECISIONS: Final = (
 """Every decision key, in the order the texts present them."""
 
 
+def _value_keys(option: Any) -> tuple[str, ...]:
+    if option.kind is OptionKind.SECONDS:
+        return (TIME_LIMIT_OFF, TIME_LIMIT_ON)
+    return tuple(option.values)
+
+
+_CATALOGS: Final[dict[str, Catalog]] = {
+    lang: build_catalog(
+        lang,
+        words(lang),
+        {option.name: _value_keys(option) for option in OPTIONS},
+        tuple(PRESETS),
+        ALL_DECISIONS,
+    )
+    for lang in SUPPORTED_LANGS
+}
+
+
 def catalog(lang: str) -> Catalog:
-    """The catalogue of one supported language."""
+    """The rules texts of one supported language (built from its words)."""
     return _CATALOGS[check_lang(lang)]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .app import BaseApp
 from .config import DEFAULT_KEYS
-from .i18n import TEXTS, detect_lang, tr
+from .i18n import detect_lang, has, tr
 from .online import (
     OnlineClient,
     OnlineError,
@@ -138,7 +138,7 @@ def join_error_text(exc: OnlineError, lang: str) -> str:
     """Why a join failed, in the player's language where the code is known."""
     if exc.code == "unreachable":
         return tr(lang, "online.unreachable", error=exc.detail)
-    key = f"srv.{exc.code}"
-    if key in TEXTS:
+    key = f"error.{exc.code}"
+    if has(key):
         return tr(lang, key, code=exc.code, message=exc.message)
     return exc.message

@@ -61,8 +61,8 @@ KNOWN_ERRORS: Final[frozenset[ErrorCode]] = frozenset(
         ErrorCode.SERVER_FULL,
     }
 )
-"""The error codes with a text of their own (``srv.CODE`` in the terminal's
-texts); every other code is shown as ``srv.other`` with the server's message."""
+"""The error codes with a text of their own (the shared ``error.CODE`` words);
+every other code is shown as ``srv.other`` with the server's message."""
 
 
 NOTICE_MS: Final = 5000.0
@@ -231,7 +231,7 @@ class RemoteGame:
         code, message = msg.code, msg.message[:200]
         if code is ErrorCode.STALE_FLIP and self._flip_sent is not None:
             self._flip_sent = None
-        key = f"srv.{code}" if code in KNOWN_ERRORS else "srv.other"
+        key = f"error.{code}" if code in KNOWN_ERRORS else "srv.other"
         self.notice = Notice(
             key, (("code", code), ("message", message)), bad=True, until=self._soon()
         )

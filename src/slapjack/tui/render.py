@@ -188,7 +188,7 @@ def seats_table(state: TableState, lang: str, now_ms: float, width: int = 0) -> 
 
 
 def game_title(rules: Rules, lang: str) -> str:
-    """``Slapjack · Classic``, ``Irish Snap``, ``Irish Snap with a winner``."""
+    """``Slapjack · Classic``, ``Irish Snap``, ``Irish Snap: first out wins``."""
     game = game_label(rules.game, lang)
     preset = preset_label(rules.preset, lang)
     title = preset if preset.startswith(game) else f"{game} · {preset}"

@@ -85,7 +85,8 @@ class CentrePanel(StateWidget):
     def watch_state(self, state: TableState | None) -> None:
         live = state is not None and race_live(state)
         self.set_class(live, "-race")
-        self.border_title = tr(self.lang, "race.title" if live else "table")
+        title = tr(self.lang, "race.title" if live else "table")
+        self.border_title = f" {title} " if live else title
         self.border_subtitle = pile_line(state.view, self.lang) if state is not None else ""
 
     def render(self) -> RenderableType:

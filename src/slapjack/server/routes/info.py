@@ -1,18 +1,22 @@
-"""What the server tells about itself: the option table, the rules texts, its health."""
+"""What the server tells about itself: the option table, the words, the rules texts, its health."""
 
 from __future__ import annotations
 
 import gc
+import hashlib
+import json
 import os
+from functools import cache
 from typing import Any
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
 
 from slapjack.core import Rules, SlapjackError
 from slapjack.protocol import options_body
 from slapjack.store import SqliteStore
 from slapjack.texts import LanguageError, check_lang, rules_text
+from slapjack.texts.words import browser_words
 
 from ..metrics import METRICS
 from .context import Ctx, error
@@ -24,6 +28,27 @@ router = APIRouter(prefix="/api")
 async def get_options() -> dict[str, Any]:
     """The games, presets and house-rule options (from the engine's option table)."""
     return options_body()
+
+
+@cache
+def _words_body(lang: str) -> tuple[bytes, str]:
+    body = json.dumps(dict(browser_words(lang)), ensure_ascii=False, separators=(",", ":")).encode()
+    return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+
+
+@router.get("/words/{lang}", response_model=None)
+async def get_words(lang: str, request: Request) -> Response:
+    """The browser's words in one language: the catalogue's shared entries and its
+    ``web.*`` entries without the prefix (``slapjack.texts.words.browser_words``)."""
+    try:
+        language = check_lang(lang)
+    except LanguageError as exc:
+        return error(404, "unknown_lang", str(exc))
+    body, etag = _words_body(language)
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
 
 
 @router.get("/rules/{preset}", response_model=None)

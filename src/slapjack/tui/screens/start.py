@@ -190,7 +190,7 @@ class StartScreen(Screen[None]):
                 id=wid,
             )
         return FormSelect(
-            [(tr(lang, f"val.{name}.{v}"), v) for v in option_choices(name)],
+            [(tr(lang, f"opt.{name}.{v}"), v) for v in option_choices(name)],
             value=value.value,
             allow_blank=False,
             compact=True,

@@ -1,4 +1,5 @@
-// Translations: one JSON table per language in /static/i18n/<lang>.json.
+// Translations: one JSON table per language from GET /api/words/<lang>, the
+// browser's part of the one catalogue of words (src/slapjack/texts/words/).
 // English is the fallback for any key a table lacks.
 
 export const LANGS = ["en", "de"];
@@ -20,7 +21,7 @@ export function pickLang() {
 }
 
 async function load(l) {
-  const res = await fetch(`/static/i18n/${l}.json`);
+  const res = await fetch(`/api/words/${l}`);
   if (!res.ok) throw new Error(`no translation table for ${l}`);
   return res.json();
 }
