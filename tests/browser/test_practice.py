@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Pages, Server, open_page, table_state
+from .conftest import Pages, Server, open_page, stacked_deck, table_state
 
 pytestmark = pytest.mark.browser
 
@@ -201,13 +201,10 @@ def test_the_practice_game_from_the_lobby_button_on_a_phone(
 def test_the_last_chance_note_outside_practice_and_in_german(
     server: Server, pages: Pages, shot: Any
 ) -> None:
-    """Not a practice game: no coach, but the seat says "last chance" when your
-    stack is empty. A 2-seat room whose deck makes seat 0 lose its last card
-    to a wrong slap is slow to arrange; instead seat 0 never slaps, so the bot
-    takes every Jack and seat 0 runs empty."""
-    deck = ["5C", "JS", "8D", "JH", "9C", "JD", "10C", "JC"]
-    rest = [c for c in __import__("tests.browser.conftest", fromlist=["FULL_DECK"]).FULL_DECK]
-    order = [*deck, *[c for c in rest if c not in deck]]
+    """Not a practice game: no coach, but your seat says "last chance" while your
+    stack is empty. Lena never slaps, so the pro bot takes every Jack and her
+    stack runs empty."""
+    order = stacked_deck(["5C", "JS", "8D", "JH", "9C", "JD", "10C", "JC"])
     code = server.hook_room(
         {"seats": 2, "bots": {"1": "pro"}, "turn_seconds": 0.5, "public": False},
         deck=order,

@@ -228,10 +228,16 @@ export class Coach {
     b.style.top = `${m}px`;
     const w = b.offsetWidth;
     const ht = b.offsetHeight;
-    const avoid = this.opts
-      .avoid()
-      .filter((el) => el && el.isConnected && el.getClientRects().length)
-      .map((el) => el.getBoundingClientRect());
+    // Never the pile, Slap or your stack (weight 1000); your own seat rather
+    // not (10); the other seats if it can be helped (1).
+    const rect = (el) => (el && el.isConnected && el.getClientRects().length ? el.getBoundingClientRect() : null);
+    const me = this.opts.seat();
+    const mine = me === null || me === undefined ? null : this.opts.seatEl(me);
+    const avoid = [
+      ...this.opts.avoid().map((el) => [rect(el), 1000]),
+      [rect(mine), 10],
+      ...[...document.querySelectorAll("#table .seat")].filter((el) => el !== mine).map((el) => [rect(el), 1]),
+    ].filter(([r]) => r);
     const spots = [
       [vw - w - m, m],
       [m, m],
@@ -242,10 +248,10 @@ export class Coach {
     let best = null;
     for (const [x, y] of spots) {
       let overlap = 0;
-      for (const r of avoid) {
+      for (const [r, weight] of avoid) {
         const ox = Math.min(x + w, r.right + 4) - Math.max(x, r.left - 4);
         const oy = Math.min(y + ht, r.bottom + 4) - Math.max(y, r.top - 4);
-        if (ox > 0 && oy > 0) overlap += ox * oy;
+        if (ox > 0 && oy > 0) overlap += ox * oy * weight;
       }
       if (best === null || overlap < best[2]) best = [x, y, overlap];
       if (overlap === 0) break;
