@@ -89,7 +89,7 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
     note_shot = None
     queen_slapped = False
     jacks = 0
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + 360
     while time.monotonic() < deadline:
         geo = page.evaluate(GEOMETRY)
         if geo["shown"] and geo["moment"] not in seen:
@@ -172,6 +172,7 @@ def test_a_first_visit_offers_the_practice_game_and_it_teaches(
     page.locator("#practice-offer-go").click()
     page.wait_for_url("**/r/*?practice=1")
     page.locator("#game").wait_for(state="visible")
+    page.locator("body.practising").wait_for(state="attached")
     assert page.locator(".invite").is_hidden()  # nobody to invite to a practice game
     run = play_practice(page, shot, "laptop")
     check_run(run)
