@@ -5,7 +5,8 @@
 // - Coach: watches the game's updates. In a practice game it explains each moment
 //   once (your turn, the first flip, the first Jack, the race's result, a Queen,
 //   a wrong slap, an empty stack, the end) in a bubble placed where it covers
-//   neither the pile nor the Slap button nor your stack; dismissible ("Got it").
+//   neither the pile nor the Slap button nor your stack; dismissible ("Got it"),
+//   and a tip goes by itself after TIP_MS.
 //   In every game it puts a note on your seat while you are on your last chance.
 
 import { api, h, saveName, saveSeat, savedName } from "./common.js";
@@ -82,6 +83,10 @@ export function lastChance(view, s) {
   const untilTurn = rules.empty_stack === "until_turn" || (!rules.empty_stack && rules.preset === "klatsch-bube");
   return untilTurn ? "until_turn" : "next_jack";
 }
+
+/** How long a tip stays unless dismissed or replaced, and the moments that stay. */
+export const TIP_MS = 15000;
+const STAYS = new Set(["last_chance_you", "last_chance", "end"]);
 
 const rankOf = (card) => String(card).slice(0, -1);
 
@@ -214,6 +219,14 @@ export class Coach {
     this.bubble.dataset.moment = this.current.id;
     this.bubble.hidden = false;
     this.place();
+    // A tip goes by itself after a while (the last chance and the end stay).
+    clearTimeout(this.timer);
+    const id = this.current.id;
+    if (!STAYS.has(id)) {
+      this.timer = setTimeout(() => {
+        if (this.current && this.current.id === id) this.hide();
+      }, TIP_MS);
+    }
   }
 
   /** Put the bubble in the first corner where it covers nothing it must not. */
