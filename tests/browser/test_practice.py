@@ -94,6 +94,8 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
         geo = page.evaluate(GEOMETRY)
         if geo["shown"] and geo["moment"] not in seen:
             seen.append(geo["moment"])
+            time.sleep(0.25)  # the bubble's fade-in, for an honest screenshot
+            geo = page.evaluate(GEOMETRY)
             for bad in ("overPile", "overSlap", "overStack"):
                 if geo[bad]:
                     problems.append(f"{geo['moment']}: the coach is {bad}")

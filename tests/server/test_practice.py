@@ -38,7 +38,7 @@ async def test_practice_seats_you_with_two_slow_bots_in_a_private_room(live: Liv
     async with httpx.AsyncClient(base_url=live.url) as http:
         info = (await http.get(f"/api/rooms/{joined['code']}")).json()
         listed = (await http.get("/api/rooms", params={"all": True})).json()["rooms"]
-    assert info["name"] == "Übungsspiel von Anna"
+    assert info["name"] == "Übungsspiel: Anna"
     assert info["public"] is False and joined["code"] not in {x["code"] for x in listed}
     assert info["preset"] == "classic" and info["turn_seconds"] == PRACTICE_TURN_SECONDS
     assert [s["bot"] for s in info["seats"]] == [None, PRACTICE_LEVEL, PRACTICE_LEVEL]
@@ -46,7 +46,7 @@ async def test_practice_seats_you_with_two_slow_bots_in_a_private_room(live: Liv
     english = (await practice(live, {"name": "Ben"})).json()
     async with httpx.AsyncClient(base_url=live.url) as http:
         info = (await http.get(f"/api/rooms/{english['code']}")).json()
-    assert info["name"] == "Ben's practice"
+    assert info["name"] == "Practice: Ben"
 
 
 async def test_practice_deals_the_stacked_deck_and_the_bots_play_it(live: LiveServer) -> None:

@@ -72,7 +72,7 @@ def practice_timing(base: RoomTiming | None) -> RoomTiming:
 PRACTICE_TURN_SECONDS: Final = 20.0
 """Your turn waits this long before the game flips for you (you may be reading)."""
 
-ROOM_NAMES: Final = {"en": "{name}'s practice", "de": "Übungsspiel von {name}"}
+ROOM_NAMES: Final = {"en": "Practice: {name}", "de": "Übungsspiel: {name}"}
 
 
 @router.post("/practice", response_model=None)
