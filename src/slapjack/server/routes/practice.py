@@ -31,7 +31,7 @@ from fastapi.responses import JSONResponse
 from slapjack.core import parse_deck
 from slapjack.protocol import CreateRoom, Joined, Practice
 
-from ..room import RoomSetup, RoomTiming
+from ..settings import RoomSetup, RoomTiming
 from .context import Ctx
 from .rooms import create_room, take_seat
 
