@@ -1,5 +1,6 @@
 """The HTTP bodies of the room API (docs/protocol.md, "HTTP"): what a client
-sends (:class:`CreateRoom`, :class:`JoinRoom`, :class:`PlayNow`; strict, like
+sends (:class:`CreateRoom`, :class:`JoinRoom`, :class:`PlayNow`,
+:class:`Practice`; strict, like
 every frame) and what the server answers (:class:`RoomCreated`,
 :class:`Joined`, :class:`RoomInfo`, :class:`RoomPage`, :class:`ErrorBody`)."""
 
@@ -56,6 +57,14 @@ class PlayNow(Strict):
 
     name: Name = "You"
     level: BotLevel = "casual"
+
+
+class Practice(Strict):
+    """``POST /api/practice``: a guided first game, you and two slow bots on a
+    stacked deck (docs/protocol.md, "Practice"); ``lang`` names the room."""
+
+    name: Name = "You"
+    lang: Literal["en", "de"] = "en"
 
 
 # ------------------------------------------------------------- server -> client

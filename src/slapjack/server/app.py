@@ -31,7 +31,7 @@ from .lobby import Lobby
 from .metrics import METRICS
 from .referee import referee_factory
 from .room import RoomTiming
-from .routes import games, info, pages, play, rooms, testhooks
+from .routes import games, info, pages, play, practice, rooms, testhooks
 from .routes.context import ServerContext, error
 
 log = logging.getLogger(__name__)
@@ -197,7 +197,7 @@ def create_app(
         log.error("%s %s failed: %r", request.method, request.url.path, exc)
         return error(500, "internal_error", "the server failed on this request (it is logged)")
 
-    for module in (pages, rooms, games, info, play):
+    for module in (pages, rooms, games, info, play, practice):
         app.include_router(module.router)
     if hooks:
         app.include_router(testhooks.router)

@@ -16,6 +16,7 @@ import {
 import { cardFace } from "./cards.js";
 import { t } from "./i18n.js";
 import { loadOptions } from "./options.js";
+import { offerPractice, startPractice } from "./practice.js";
 
 const $ = (id) => document.getElementById(id);
 let options = null; // the server's /api/options
@@ -33,6 +34,7 @@ async function main() {
   );
   $("name").value = savedName();
   $("play-now-form").addEventListener("submit", playNow);
+  wirePractice();
   $("code-form").addEventListener("submit", joinByCode);
   $("create-form").addEventListener("submit", createRoom);
   $("game").addEventListener("change", () => {
@@ -117,6 +119,22 @@ async function playNow(ev) {
     showError($("play-error"), err);
     $("play-now").disabled = false;
   }
+}
+
+function wirePractice() {
+  const typed = () => $("name").value.trim();
+  const failed = (err) => showError($("play-error"), err);
+  $("practice-btn").addEventListener("click", async () => {
+    showError($("play-error"), null);
+    $("practice-btn").disabled = true;
+    try {
+      await startPractice(typed());
+    } catch (err) {
+      failed(err);
+      $("practice-btn").disabled = false;
+    }
+  });
+  offerPractice($("play-error"), { getName: typed, onError: failed });
 }
 
 function joinByCode(ev) {

@@ -23,6 +23,7 @@ import { Connection, ReactionClock } from "./connection.js";
 import { lang, msText, t } from "./i18n.js";
 import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
 import { roomState } from "./roomstate.js";
+import { Coach } from "./practice.js";
 
 const $ = (id) => document.getElementById(id);
 const code = decodeURIComponent(location.pathname.split("/")[2] || "").toUpperCase();
@@ -46,6 +47,7 @@ const state = {
   endDismissed: false,
   keys: keyBindings(),
   rebinding: null,
+  coach: null, // practice.js: the practice game's explanations, the last-chance note
 };
 
 // ------------------------------------------------------------------ start
@@ -149,6 +151,13 @@ function onWelcome(msg) {
     forgetSeat(code);
   }
   setupTable();
+  state.coach ??= new Coach({
+    practice: params.has("practice"),
+    seat: () => state.seat,
+    seatEl: (s) => (state.table && state.table.seatEls ? state.table.seatEls[s] || null : null),
+    name: seatName,
+    avoid: () => [document.querySelector("#table .pile"), $("slap-btn"), $("my-stack")],
+  });
   renderAll();
 }
 
@@ -190,6 +199,7 @@ function onUpdate(msg) {
       state.clock = new ReactionClock();
       delete $("end").dataset.shown;
       fill($("log"));
+      if (state.coach) state.coach.reset();
     }
     state.gameNo = room.gameNo;
   }
@@ -207,6 +217,7 @@ function onUpdate(msg) {
     // The card (or its reslap cue) is in the DOM now; stamp after it is painted.
     state.clock.cardDrawn(flipId, state.round);
   }
+  if (state.coach) state.coach.update(msg, view);
 }
 
 function handleEvent(ev, view) {

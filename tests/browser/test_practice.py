@@ -1,0 +1,226 @@
+"""The practice game in a real Chromium against the real server: offered on a
+first visit and from the lobby, played through by a person, each moment
+explained once, never over the pile or the Slap button, and the last chance
+explained on the person's own seat."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import Pages, Server, open_page, stacked_deck, table_state
+
+pytestmark = pytest.mark.browser
+
+LAPTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+RECORD_MOMENTS = """
+window.__moments = [];
+new MutationObserver(() => {
+  const c = document.getElementById('coach');
+  const m = c && !c.hidden ? c.dataset.moment : null;
+  const last = window.__moments[window.__moments.length - 1];
+  const text = m ? c.querySelector('.coach-text').textContent : null;
+  if (m && (!last || last.id !== m || last.text !== text)) {
+    window.__moments.push({id: m, text});
+  }
+  const note = document.querySelector('#table .seat.me .lastchance-note');
+  if (note && !window.__note) {
+    const top = document.querySelector('#table .pile .card.top');
+    let centre = null;
+    if (top) {
+      const t = top.getBoundingClientRect();
+      const el = document.elementFromPoint(t.left + t.width / 2, t.top + t.height / 2);
+      centre = el && el.closest('.card.top') ? 'card' : el ? el.className || el.tagName : null;
+    }
+    const n = note.getBoundingClientRect(), vw = innerWidth, vh = innerHeight;
+    window.__note = {
+      text: note.textContent, seat_class: note.closest('.seat').className, centre,
+      inside: n.left >= 0 && n.top >= 0 && n.right <= vw && n.bottom <= vh,
+    };
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+"""
+
+# The rectangles that matter, and whether the coach overlaps the pile's top card
+# or the Slap button (or your stack), and what is at the top card's centre.
+GEOMETRY = """() => {
+  const r = (el) => el ? el.getBoundingClientRect() : null;
+  const coach = document.getElementById('coach');
+  const shown = coach && !coach.hidden;
+  const top = document.querySelector('#table .pile .card.top');
+  const hits = (a, b) => !!(a && b && a.left < b.right && b.left < a.right
+                                  && a.top < b.bottom && b.top < a.bottom);
+  const c = shown ? r(coach) : null;
+  const t = r(top);
+  let centre = null;
+  if (t) {
+    const el = document.elementFromPoint(t.left + t.width / 2, t.top + t.height / 2);
+    centre = el ? (el.closest('.card.top') ? 'card' : el.className || el.tagName) : null;
+  }
+  const vw = document.documentElement.clientWidth, vh = window.innerHeight;
+  return {
+    shown,
+    moment: shown ? coach.dataset.moment : null,
+    overPile: hits(c, t),
+    overSlap: hits(c, r(document.getElementById('slap-btn'))),
+    overStack: hits(c, r(document.getElementById('my-stack'))),
+    inside: !c || (c.left >= 0 && c.top >= 0 && c.right <= vw && c.bottom <= vh),
+    centre,
+  };
+}"""
+
+
+def click(page: Any, selector: str) -> None:
+    box = page.locator(selector).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
+    """Play the practice game as a newcomer: flip on your turn, slap the first
+    Jack too late, fall for the Queen, then wait; once your stack is empty,
+    slap every Jack at once. Check the coach at every new moment."""
+    seen: list[str] = []
+    problems: list[str] = []
+    handled: set[int] = set()
+    note_shot = None
+    queen_slapped = False
+    jacks = 0
+    deadline = time.monotonic() + 360
+    while time.monotonic() < deadline:
+        geo = page.evaluate(GEOMETRY)
+        if geo["shown"] and geo["moment"] not in seen:
+            seen.append(geo["moment"])
+            time.sleep(0.25)  # the bubble's fade-in, for an honest screenshot
+            geo = page.evaluate(GEOMETRY)
+            for bad in ("overPile", "overSlap", "overStack"):
+                if geo[bad]:
+                    problems.append(f"{geo['moment']}: the coach is {bad}")
+            if not geo["inside"]:
+                problems.append(f"{geo['moment']}: the coach is not inside the viewport")
+            if geo["centre"] not in (None, "card"):
+                problems.append(f"{geo['moment']}: {geo['centre']} covers the top card")
+            shot(page, f"practice-{tag}-{len(seen):02d}-{geo['moment']}")
+        st = table_state(page)
+        if st["over"]:
+            break
+        empty = page.locator("#my-count").inner_text().strip() == "0"
+        if note_shot is None and page.evaluate("!!window.__note"):
+            note_shot = shot(page, f"practice-{tag}-last-chance-seat")
+        flip = st["flip"]
+        top = st["top"] or ""
+        if st["myTurn"] and flip not in handled:
+            handled.add(flip)
+            time.sleep(0.25)  # a person looks first
+            click(page, "#my-stack")
+        elif top.startswith("J") and -flip - 1 not in handled:
+            handled.add(-flip - 1)
+            jacks += 1
+            if empty:
+                time.sleep(0.3)  # last chance: slap as soon as a person can
+                click(page, "#slap-btn")
+            elif jacks == 1:
+                time.sleep(1.2)  # the first Jack: too slow for the bots
+                click(page, "#slap-btn")
+        elif top.startswith("Q") and not queen_slapped:
+            queen_slapped = True
+            time.sleep(0.2)
+            click(page, "#slap-btn")  # tempted
+        time.sleep(0.03)
+    else:
+        raise AssertionError(f"the practice game did not end; moments so far: {seen}")
+    page.locator("#coach[data-moment='end']").wait_for(state="visible", timeout=5000)
+    if "end" not in seen:
+        seen.append("end")
+    shot(page, f"practice-{tag}-end")
+    moments = page.evaluate("window.__moments")
+    note = page.evaluate("window.__note || null")
+    return {"seen": seen, "problems": problems, "note": note, "moments": moments}
+
+
+def check_run(run: dict[str, Any]) -> None:
+    assert not run["problems"], run["problems"]
+    ids = [m["id"] for m in run["moments"]]
+    assert len(ids) == len(set(ids)), f"a moment was explained twice: {ids}"
+    expected = ["your_turn", "first_flip", "jack", "race", "queen", "wrong_slap"]
+    assert ids[: len(expected)] == expected, ids
+    assert "last_chance_you" in ids and ids[-1] == "end", ids
+    texts = {m["id"]: m["text"] for m in run["moments"]}
+    assert "Jack" in texts["jack"] and "Slap" in texts["jack"]
+    assert "Queen" in texts["queen"] and "Don't slap" in texts["queen"]
+    assert "Wrong slap" in texts["wrong_slap"]
+    assert "last chance" in texts["last_chance_you"]
+    note = run["note"]
+    assert note is not None, "the last chance was never explained on the seat"
+    assert "Last chance" in note["text"] and "last-chance" in note["seat_class"]
+    assert note["centre"] in (None, "card") and note["inside"], note
+
+
+def test_a_first_visit_offers_the_practice_game_and_it_teaches(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    ctx = pages.context(viewport=LAPTOP)
+    ctx.add_init_script(RECORD_MOMENTS)
+    page = pages.page(ctx)
+    open_page(page, "/")
+    offer = page.locator("#practice-offer")
+    offer.wait_for(state="visible")
+    assert "practice" in offer.inner_text().lower()
+    shot(page, "practice-laptop-lobby-offer")
+    page.locator("#name").fill("Newcomer")
+    page.locator("#practice-offer-go").click()
+    page.wait_for_url("**/r/*?practice=1")
+    page.locator("#game").wait_for(state="visible")
+    page.locator("body.practising").wait_for(state="attached")
+    assert page.locator(".invite").is_hidden()  # nobody to invite to a practice game
+    run = play_practice(page, shot, "laptop")
+    check_run(run)
+    assert page.locator("#end").is_visible()
+    # offered once: the next visit has the lobby's button, not the offer
+    open_page(page, "/")
+    page.locator("#practice-btn").wait_for(state="visible")
+    assert page.locator("#practice-offer").count() == 0
+
+
+def test_the_practice_game_from_the_lobby_button_on_a_phone(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    ctx = pages.context(viewport=PHONE, has_touch=True, locale="de-DE")
+    ctx.add_init_script(RECORD_MOMENTS)
+    ctx.add_init_script("localStorage.setItem('slapjack.lang', 'en')")
+    page = pages.page(ctx)
+    open_page(page, "/")
+    page.locator("#practice-offer-no").click()  # not now...
+    assert page.locator("#practice-offer").count() == 0
+    page.locator("#practice-btn").click()  # ...but from the lobby's button
+    page.wait_for_url("**/r/*?practice=1")
+    run = play_practice(page, shot, "phone")
+    check_run(run)
+
+
+def test_the_last_chance_note_outside_practice_and_in_german(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    """Not a practice game: no coach, but your seat says "last chance" while your
+    stack is empty. Lena never slaps, so the pro bot takes every Jack and her
+    stack runs empty."""
+    order = stacked_deck(["5C", "JS", "8D", "JH", "9C", "JD", "10C", "JC"])
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "pro"}, "turn_seconds": 0.5, "public": False},
+        deck=order,
+        timing={"bot_pace": 0.3},
+    )
+    ctx = pages.context(viewport=LAPTOP, locale="de-DE")
+    ctx.add_init_script("localStorage.setItem('slapjack.lang', 'de')")
+    page = pages.page(ctx)
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill("Lena")
+    page.locator("#join-btn").click()
+    note = page.locator("#table .seat.me .lastchance-note")
+    note.wait_for(state="visible", timeout=90_000)
+    assert "Letzte Chance" in note.inner_text()
+    assert page.locator("#coach").count() == 0  # explanations belong to practice games
+    shot(page, "practice-last-chance-outside-de")
