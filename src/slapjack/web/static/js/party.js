@@ -213,6 +213,7 @@ function enterStage() {
     anchor: state.players[0].seat,
     locals: state.players.map((p) => p.seat),
     onSlap: null,
+    raceEl: $("party-race"),
   });
   buildZones();
   state.players.forEach((p, i) => {
@@ -287,6 +288,7 @@ function onUpdate(msg) {
     if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
     state.clock.cardDrawn(flipId, state.round);
   }
+  document.dispatchEvent(new CustomEvent("sj:rendered", { detail: { seq: msg.seq } }));
 }
 
 function localIndex(seat) {
