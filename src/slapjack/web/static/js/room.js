@@ -10,6 +10,7 @@ import {
   h,
   keyBindings,
   keyLabel,
+  reducedMotion,
   savedName,
   saveKeyBindings,
   saveName,
@@ -51,6 +52,7 @@ const state = {
   clock: new ReactionClock(),
   stats: new Stats(),
   slapSent: null, // "flipId|round" of our last slap
+  slapFlip: null, // the flip_id of our last slap
   callSent: null, // flip_id of our last say-it call
   flipSent: null, // flip_id we last asked to flip at
   round: 0, // reslap rounds on the current card
@@ -187,6 +189,12 @@ function onError(msg) {
     showJoin();
     return;
   }
+  // A slap that reached the server after the next card: the race it meant was
+  // settled; say by whom.
+  if (msg.code === "stale_flip" && state.lastRace && state.lastRace.flipId === state.slapFlip) {
+    showTooLate();
+    return;
+  }
   // Races lost to timing (a stale flip, a closed window) are normal; say so quietly.
   const key = `error.${msg.code}`;
   const text = t(key) !== key ? t(key) : msg.message || msg.code;
@@ -275,6 +283,7 @@ function handleEvent(ev, view) {
         if (ev.type === "race_won") table.sweep(ev.winner);
         if (ev.type === "picked_up") table.sweep(ev.seat);
         table.showRace(ev, view);
+        $("result-slot").classList.remove("fresh");
         if (ev.type === "race_won") table.flash(ev.winner, "win");
         if (ev.type === "forfeit" || (ev.type === "picked_up" && ev.reason === "wrong")) {
           table.flash(ev.seat, "wrong");
@@ -590,9 +599,11 @@ function flashResult(text, kind = "", why = false) {
   );
   el.className = `my-result show ${kind}`.trim();
   $("why").hidden = true;
+  $("result-slot").classList.remove("fresh");
 }
 
 function clearResult() {
+  $("result-slot").classList.add("fresh");
   fill($("my-result"));
   $("my-result").className = "my-result";
   $("why").hidden = true;
@@ -628,6 +639,7 @@ function slap(ev) {
   const key = `${fields.flip_id}|${state.clock.round}`;
   if (state.slapSent === key) return; // only the first slap on a card counts
   state.slapSent = key;
+  state.slapFlip = fields.flip_id;
   const call = state.callSent === fields.flip_id;
   state.conn.act("slap", { ...fields, call });
   state.table.markSlap(state.seat);
@@ -659,10 +671,13 @@ function flip() {
   state.conn.act("flip", { flip_id: flipId });
 }
 
+/** A press shown by light and shadow (the button never moves), without a reflow. */
 function pulse(el) {
-  el.classList.remove("pressed");
-  void el.offsetWidth;
-  el.classList.add("pressed");
+  if (reducedMotion()) return;
+  el.animate([{ filter: "brightness(1)" }, { filter: "brightness(1.3)" }, { filter: "brightness(1)" }], {
+    duration: 180,
+    easing: "ease-out",
+  });
 }
 
 function wireControls() {

@@ -279,6 +279,15 @@ export class TableView {
     this.centreEl = h("div", { class: "centre" }, this.pileEl, this.sideEl);
     this.fxEl = h("div", { class: "fx-layer", "aria-hidden": "true" });
     fill(el, this.seatsEl, this.centreEl, this.fxEl);
+    // Where seats and pile are, measured when their sizes change (a
+    // ResizeObserver runs after layout): the animations read these, never the
+    // layout itself, so an update costs no forced reflow.
+    this.geom = null;
+    this.sizes = typeof ResizeObserver === "function" ? new ResizeObserver(() => this.measure()) : null;
+    if (this.sizes) {
+      this.sizes.observe(el);
+      this.sizes.observe(this.pileEl);
+    }
     if (opts.onSlap) {
       this.pileEl.addEventListener("pointerdown", (ev) => {
         ev.preventDefault();
@@ -328,7 +337,31 @@ export class TableView {
       );
       this.seatEls.push(el);
       this.seatsEl.append(el);
+      if (this.sizes) this.sizes.observe(el);
     }
+    this.geom = null;
+  }
+
+  /** Measure the felt, the seats' centres and the pile (felt coordinates). */
+  measure() {
+    const box = this.el.getBoundingClientRect();
+    if (!box.width) return;
+    const rel = (r) => ({
+      x: r.left - box.left + r.width / 2,
+      y: r.top - box.top + r.height / 2,
+      left: r.left - box.left,
+      top: r.top - box.top,
+      width: r.width,
+      height: r.height,
+    });
+    const pile = rel(this.pileEl.getBoundingClientRect());
+    // The top card rests at the pile's right (see .pile .card in app.css).
+    const cw = pile.width / 1.8;
+    this.geom = {
+      seats: this.seatEls.map((el) => rel(el.getBoundingClientRect())),
+      pile,
+      top: { x: pile.left + pile.width - 0.08 * cw - cw / 2, y: pile.top + pile.height / 2 },
+    };
   }
 
   /** Draw ``view``; ``room`` carries timers and connection states (may be null). */
@@ -399,7 +432,9 @@ export class TableView {
         // The cards under the top one fan out to the left, the oldest furthest,
         // so the last few stay readable (their top-left corner shows).
         const depth = view.centre_top.length - 1 - i;
-        el.style.setProperty("--r", `${jitter(name + i, 6) - depth * 3}deg`);
+        const r = jitter(name + i, 6) - depth * 3;
+        el.dataset.r = String(r);
+        el.style.setProperty("--r", `${r}deg`);
         el.style.setProperty("--dx", `calc(${jitter(name, 4).toFixed(1)}px - ${depth * 0.17} * var(--cw))`);
         el.style.setProperty("--dy", `${(jitter(name + "y", 4) + depth * 2).toFixed(1)}px`);
         if (isTop) el.classList.add("top");
@@ -480,14 +515,17 @@ export class TableView {
       const stamp = `${view.flips}|${timer.seat}|${Math.round(timer.ms_left / 50)}`;
       if (bar.dataset.stamp === stamp) continue;
       bar.dataset.stamp = stamp;
-      // Restart the shrinking bar from the fraction left.
-      bar.style.transition = "none";
+      // The bar shrinks from the fraction left to nothing (Web Animations: no
+      // reflow to restart it); still under reduced motion.
+      if (bar._run) bar._run.cancel();
       bar.style.transform = `scaleX(${frac})`;
-      void bar.offsetWidth;
-      if (!reducedMotion()) {
-        bar.style.transition = `transform ${timer.ms_left}ms linear`;
-        bar.style.transform = "scaleX(0)";
-      }
+      bar._run = reducedMotion()
+        ? null
+        : bar.animate([{ transform: `scaleX(${frac})` }, { transform: "scaleX(0)" }], {
+            duration: timer.ms_left,
+            easing: "linear",
+            fill: "forwards",
+          });
     }
   }
 
@@ -515,11 +553,12 @@ export class TableView {
     if (!reducedMotion()) {
       this.raceEl.animate([{ opacity: 0.2 }, { opacity: 1 }], { duration: 200, easing: "ease-out" });
     }
-    for (const el of this.seatEls) el.querySelector(".seat-reaction").hidden = true;
+    this.hideBadges();
     for (const [s, r] of reactions) {
       const el = this.seatEls[s] && this.seatEls[s].querySelector(".seat-reaction");
       if (!el) continue;
       el.hidden = false;
+      this.seatEls[s].classList.add("timed");
       el.textContent = ms(r);
       el.classList.toggle("best", s === winner);
     }
@@ -530,7 +569,15 @@ export class TableView {
   /** The last race result stays readable but steps back; the seats' badges go. */
   fadeRace() {
     this.raceEl.classList.add("old");
-    for (const el of this.seatEls) el.querySelector(".seat-reaction").hidden = true;
+    this.hideBadges();
+  }
+
+  /** The seats' reaction badges go (their status line comes back). */
+  hideBadges() {
+    for (const el of this.seatEls) {
+      el.querySelector(".seat-reaction").hidden = true;
+      el.classList.remove("timed");
+    }
   }
 
   /** Forget the last race (a new game). */
@@ -538,89 +585,73 @@ export class TableView {
     clearTimeout(this.raceTimer);
     this.raceEl.hidden = !this.opts.raceEl;
     fill(this.raceEl);
-    for (const el of this.seatEls) el.querySelector(".seat-reaction").hidden = true;
+    this.hideBadges();
   }
 
-  /** Animate a seat (a wrong slap, a penalty, a win). */
+  /** Animate a seat (a wrong slap, a penalty, a win): its colour by a class,
+   * its movement by the Web Animations API (no reflow to restart it). */
   flash(seat, kind) {
     const el = this.seatEls[seat];
     if (!el) return;
     el.classList.remove("fx-wrong", "fx-win", "fx-pay");
-    void el.offsetWidth;
     el.classList.add(`fx-${kind}`);
-    setTimeout(() => el.classList.remove(`fx-${kind}`), 1200);
+    clearTimeout(el._fx);
+    el._fx = setTimeout(() => el.classList.remove(`fx-${kind}`), 1200);
+    if (reducedMotion()) return;
+    const frames =
+      kind === "wrong"
+        ? [{ translate: "0 0" }, { translate: "-8px 0" }, { translate: "8px 0" }, { translate: "-5px 0" }, { translate: "5px 0" }, { translate: "0 0" }]
+        : [{ scale: "1" }, { scale: "1.08" }, { scale: "1" }];
+    el.animate(frames, { duration: 500, easing: "ease-in-out" });
   }
 
-  /** Where an element's centre is, in the felt's coordinates. */
-  centreOf(el) {
-    const box = this.el.getBoundingClientRect();
-    const r = el.getBoundingClientRect();
-    return { x: r.left - box.left + r.width / 2, y: r.top - box.top + r.height / 2 };
-  }
-
-  /** The new top card flies from ``seat`` to its place (Web Animations: no
-   * layout change, nothing waits for it). */
+  /** The new top card flies from ``seat`` to its place. It is painted face up
+   * in the first frame; nothing waits for the flight, and it reads no layout. */
   flyIn(card, seat) {
-    if (reducedMotion() || seat === null || seat === undefined) return;
-    const from = this.seatEls[seat];
+    if (reducedMotion() || seat === null || seat === undefined || !this.geom) return;
+    const from = this.geom.seats[seat];
     if (!from) return;
-    const a = this.centreOf(from);
-    const b = this.centreOf(card);
-    const dx = a.x - b.x;
-    const dy = a.y - b.y;
-    const rest = getComputedStyle(card).transform;
+    const dx = from.x - this.geom.top.x;
+    const dy = from.y - this.geom.top.y;
+    const rest = `rotate(${(Number(card.dataset.r) || 0) / 3}deg)`;
     card.animate(
-      [
-        { transform: `translate(${dx}px, ${dy}px) rotate(-12deg) scale(.75)` },
-        { transform: rest === "none" ? "none" : rest },
-      ],
+      [{ transform: `translate(${dx}px, ${dy}px) rotate(-12deg) scale(.75)` }, { transform: rest }],
       { duration: 170, easing: "cubic-bezier(.2,.7,.3,1)" },
     );
   }
 
-  /** A copy of ``el`` in the effects layer, at the same place and size. */
-  ghost(el) {
-    const box = this.el.getBoundingClientRect();
-    const r = el.getBoundingClientRect();
-    const copy = el.cloneNode(true);
-    copy.classList.add("ghost");
-    copy.removeAttribute("role");
-    copy.style.left = `${r.left - box.left}px`;
-    copy.style.top = `${r.top - box.top}px`;
-    copy.style.width = `${r.width}px`;
-    copy.style.height = `${r.height}px`;
-    copy.style.transform = "none";
-    this.fxEl.append(copy);
-    return copy;
-  }
-
-  /** The pile's cards sweep to ``seat`` (call before the empty pile is drawn). */
+  /** The pile's cards sweep to ``seat`` (call before the empty pile is drawn):
+   * a copy of the pile, where the pile was, flies to the seat. */
   sweep(seat) {
-    if (reducedMotion()) return;
-    const to = this.seatEls[seat];
+    if (reducedMotion() || !this.geom) return;
+    const to = this.geom.seats[seat];
+    const pile = this.geom.pile;
     if (!to) return;
-    const t0 = this.centreOf(to);
-    for (const card of this.pileEl.querySelectorAll(".card:not(.empty)")) {
-      const copy = this.ghost(card);
-      const c = this.centreOf(card);
-      copy.animate(
-        [
-          { transform: "none", opacity: 1 },
-          { transform: `translate(${t0.x - c.x}px, ${t0.y - c.y}px) scale(.2) rotate(25deg)`, opacity: 0.3 },
-        ],
-        { duration: 420, easing: "cubic-bezier(.4,0,.6,1)" },
-      ).onfinish = () => copy.remove();
-    }
+    const copy = h("div", { class: "ghost-pile", "aria-hidden": "true" });
+    for (const card of this.pileEl.querySelectorAll(".card:not(.empty)")) copy.append(card.cloneNode(true));
+    if (!copy.childElementCount) return;
+    Object.assign(copy.style, {
+      left: `${pile.left}px`,
+      top: `${pile.top}px`,
+      width: `${pile.width}px`,
+      height: `${pile.height}px`,
+    });
+    this.fxEl.append(copy);
+    copy.animate(
+      [
+        { transform: "none", opacity: 1 },
+        { transform: `translate(${to.x - pile.x}px, ${to.y - pile.y}px) scale(.2) rotate(25deg)`, opacity: 0.3 },
+      ],
+      { duration: 420, easing: "cubic-bezier(.4,0,.6,1)" },
+    ).onfinish = () => copy.remove();
   }
 
   /** Show a penalty card travelling from one seat to another (or the pile). */
   penalty(from, to) {
-    if (reducedMotion()) return;
-    const a = this.seatEls[from];
-    const b = to === null || to === undefined ? this.pileEl : this.seatEls[to];
-    if (!a || !b) return;
-    const pa = this.centreOf(a);
-    const pb = this.centreOf(b);
+    if (reducedMotion() || !this.geom) return;
+    const pa = this.geom.seats[from];
+    const pb = to === null || to === undefined ? this.geom.pile : this.geom.seats[to];
+    if (!pa || !pb) return;
     const card = cardBack({ size: "mini", extra: "flying" });
     card.style.left = `${pa.x}px`;
     card.style.top = `${pa.y}px`;
@@ -636,10 +667,9 @@ export class TableView {
 
   /** A short burst of suits from ``seat`` (a Jack won; ``big``: the game). */
   celebrate(seat, big = false) {
-    if (reducedMotion()) return;
-    const el = this.seatEls[seat];
-    if (!el) return;
-    const c = this.centreOf(el);
+    if (reducedMotion() || !this.geom) return;
+    const c = this.geom.seats[seat];
+    if (!c) return;
     const n = big ? 28 : 12;
     for (let i = 0; i < n; i++) {
       const glyph = "♠♥♦♣"[i % 4];
