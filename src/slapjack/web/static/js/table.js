@@ -230,11 +230,12 @@ export class Stats {
         if (s !== ev.seat && r !== null && r !== undefined) bump(this.matches, s);
       }
     }
-    // The reaction times the referee ranked (one per slap in a race).
-    if (RACE_ENDS.has(ev.type)) {
-      for (const [s, r] of ev.reactions || []) {
-        if (typeof r === "number" && r < FALSE_START_OFFSET_MS) (this.reactions[s] ||= []).push(r);
-      }
+    // The reaction time the referee ranked, one per slap that joined a race
+    // (the engine's Slapped event carries it); a false start (ranked behind
+    // every real reaction) counts with its measured time.
+    if (ev.type === "slapped" && typeof ev.reaction_ms === "number") {
+      const r = ev.reaction_ms;
+      (this.reactions[ev.seat] ||= []).push(r >= FALSE_START_OFFSET_MS ? r - FALSE_START_OFFSET_MS : r);
     }
   }
 
