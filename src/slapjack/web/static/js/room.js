@@ -111,7 +111,10 @@ function showJoin() {
   const info = state.info;
   $("join").hidden = false;
   $("game").hidden = true;
-  $("join-info").textContent = info
+  const full = !!info && info.free_seats <= 0;
+  $("join-info").textContent = full
+    ? t("room.join_full", { name: info.name || code, game: t(`game.${info.game}`) })
+    : info
     ? t("room.join_info", {
         name: info.name || code,
         game: t(`game.${info.game}`),
@@ -119,8 +122,9 @@ function showJoin() {
         count: info.free_seats,
       })
     : "";
-  $("join-btn").disabled = !!info && info.free_seats <= 0;
-  $("join-name").focus();
+  $("join-btn").disabled = full;
+  if (full) $("watch-btn").focus();
+  else $("join-name").focus();
 }
 
 async function join(ev) {
