@@ -616,8 +616,10 @@ export class TableView {
     const dy = from.y - this.geom.top.y;
     const rest = `rotate(${(Number(card.dataset.r) || 0) / 3}deg)`;
     card.animate(
-      [{ transform: `translate(${dx}px, ${dy}px) rotate(-12deg) scale(.75)` }, { transform: rest }],
-      { duration: 170, easing: "cubic-bezier(.2,.7,.3,1)" },
+      // Short, and upright enough to read on the way: the reaction clock
+      // starts at the first frame, when the card is already face up.
+      [{ transform: `translate(${dx}px, ${dy}px) rotate(-8deg) scale(.85)` }, { transform: rest }],
+      { duration: 140, easing: "cubic-bezier(.2,.7,.3,1)" },
     );
   }
 
