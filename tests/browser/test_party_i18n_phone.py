@@ -172,3 +172,20 @@ def test_a_party_survives_a_reload(server: Server, pages: Pages) -> None:
     assert page.locator("#table .seat .who").all_inner_texts() == names
     assert page.locator("#zones .zone").count() == 3
     assert page.locator("#table .seat.me").count() == 3
+
+
+def test_a_party_can_be_ended_during_play(server: Server, pages: Pages) -> None:
+    page = pages.page()
+    page.on("dialog", lambda dialog: pytest.fail(f"a browser dialog: {dialog.message}"))
+    open_page(page, "/party")
+    page.locator("#bots").select_option("1")
+    page.locator("#start").click()
+    page.locator("#table .seat").nth(2).wait_for()
+    exit_btn = page.locator("#party-exit")
+    assert exit_btn.is_visible()
+    exit_btn.click()
+    assert exit_btn.inner_text() == "Really end?"
+    assert page.locator("#stage").is_visible()
+    exit_btn.click()
+    page.locator("#setup").wait_for(state="visible")
+    assert page.evaluate("sessionStorage.getItem('slapjack.party.session')") is None
