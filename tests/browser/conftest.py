@@ -242,13 +242,19 @@ def slap_when_a_card_shows(page: Any, slap: Callable[[], None], tries: int = 4) 
     """Slap (``slap()``) once a card is on the pile, until the page says it slapped.
 
     Between seeing the card and the input the pile may be taken (a bot won a
-    Jack); then the page sends nothing, and we try again on the next card.
+    Jack); then the page sends nothing, and we try again on the next card. The
+    page counts the slaps it sent in ``#my-result[data-slaps]``.
     """
+
+    def sent() -> int:
+        return int(page.locator("#my-result").get_attribute("data-slaps") or 0)
+
     for _ in range(tries):
         wait_for(lambda: table_state(page)["top"] is not None, timeout=20)
+        before = sent()
         slap()
         try:
-            wait_for(lambda: "You slapped" in page.locator("#my-result").inner_text(), 2)
+            wait_for(lambda before=before: sent() > before, 2)
             return
         except AssertionError:
             continue

@@ -187,7 +187,7 @@ def test_play_now_seats_you_with_three_bots(server: Server, pages: Pages, shot: 
     page.wait_for_url("**/r/*")
     page.locator("#table .seat").nth(3).wait_for()
     assert page.locator("#table .seat").count() == 4
-    assert page.locator("#table .seat .tag.bot").count() == 3
+    assert page.locator("#table .seat.bot").count() == 3
     assert page.locator("#table .seat.me .who").inner_text() == "Clara"
     assert page.locator("#controls").is_visible()
     assert page.locator("#spectating").is_hidden()
@@ -408,7 +408,7 @@ def test_start_now_fills_free_seats_with_bots(server: Server, pages: Pages) -> N
     )
     page.locator("#start-btn").click()
     page.locator("#table .seat").nth(2).wait_for()
-    assert page.locator("#table .seat .tag.bot").count() == 2
+    assert page.locator("#table .seat.bot").count() == 2
     # Fixed tempo: the table flips for everyone; Nora's stack offers no flip.
     assert page.locator("#flip-hint").inner_text() == "The table flips by itself"
     wait_for(lambda: (table_state(page)["flip"] or 0) >= 2, timeout=10)
@@ -505,12 +505,16 @@ def test_keyboard_alone_from_the_lobby_to_a_flip(server: Server, pages: Pages) -
 
 def test_leaving_the_seat_hands_it_to_a_bot(server: Server, pages: Pages) -> None:
     page = pages.page()
-    page.on("dialog", lambda dialog: dialog.accept())
+    page.on("dialog", lambda dialog: pytest.fail(f"a browser dialog: {dialog.message}"))
     open_page(page, "/")
     page.locator("#name").fill("Quinn")
     page.locator("#play-now").click()
     page.wait_for_url("**/r/*")
     page.locator("#table .seat.me").wait_for()
+    # Two steps, in the page (no browser dialog): "Leave my seat", then "Really leave?".
+    page.locator("#leave-btn").click()
+    assert page.locator("#leave-btn").inner_text() == "Really leave? A bot takes over"
+    assert page.locator("#spectating").is_hidden()
     page.locator("#leave-btn").click()
     page.locator("#spectating").wait_for(state="visible")
     assert page.locator("#controls").is_hidden()
@@ -519,4 +523,4 @@ def test_leaving_the_seat_hands_it_to_a_bot(server: Server, pages: Pages) -> Non
         is False
     )
     # Quinn's seat is played by a bot now: four bot tags round the table.
-    wait_for(lambda: page.locator("#table .seat .tag.bot").count() == 4)
+    wait_for(lambda: page.locator("#table .seat.bot").count() == 4)

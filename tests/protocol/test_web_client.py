@@ -9,8 +9,6 @@ import re
 import typing
 from pathlib import Path
 
-import pytest
-
 from slapjack.protocol import (
     CLIENT_MESSAGES,
     EVENT_MODELS,
@@ -133,18 +131,5 @@ def missing_error_texts() -> list[str]:
     return sorted(c.value for c in PLAYER_FACING if c.value not in error_keys("en"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the words (texts/words) have no error.too_many_sockets, error.bad_name "
-        "(en and de): the web helper adds them; until then the browser shows the "
-        "server's English message"
-    ),
-)
 def test_every_player_facing_code_has_a_text_of_the_browsers_own() -> None:
     assert not missing_error_texts(), missing_error_texts()
-
-
-def test_the_missing_texts_are_exactly_the_ones_the_xfail_names() -> None:
-    """Keeps the xfail above precise: a new gap (or one closed) shows here."""
-    assert missing_error_texts() == ["bad_name", "too_many_sockets"]

@@ -54,13 +54,25 @@ async function main() {
     for (const p of state.players) p.conn.act("rematch");
     $("again").disabled = true;
   });
-  $("new-party").addEventListener("click", () => {
+  const endParty = () => {
     for (const p of state.players) {
       p.conn.act("leave");
       p.conn.close();
     }
     sessionStorage.removeItem(SESSION);
     location.reload();
+  };
+  $("new-party").addEventListener("click", endParty);
+  // A way out during play, in two steps (no browser dialog).
+  $("party-exit").addEventListener("click", () => {
+    const btn = $("party-exit");
+    if (btn.dataset.armed) return endParty();
+    btn.dataset.armed = "1";
+    btn.textContent = t("party.exit_confirm");
+    setTimeout(() => {
+      delete btn.dataset.armed;
+      btn.textContent = t("party.exit");
+    }, 4000);
   });
   document.addEventListener("keydown", onKey);
   document.addEventListener("langchange", () => {
@@ -213,6 +225,7 @@ function enterStage() {
     anchor: state.players[0].seat,
     locals: state.players.map((p) => p.seat),
     onSlap: null,
+    raceEl: $("party-race"),
   });
   buildZones();
   state.players.forEach((p, i) => {
@@ -287,6 +300,7 @@ function onUpdate(msg) {
     if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
     state.clock.cardDrawn(flipId, state.round);
   }
+  document.dispatchEvent(new CustomEvent("sj:rendered", { detail: { seq: msg.seq } }));
 }
 
 function localIndex(seat) {

@@ -10,6 +10,7 @@ import {
   h,
   keyBindings,
   keyLabel,
+  reducedMotion,
   savedName,
   saveKeyBindings,
   saveName,
@@ -21,9 +22,20 @@ import {
 } from "./common.js";
 import { Connection, ReactionClock } from "./connection.js";
 import { lang, msText, t } from "./i18n.js";
-import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
+import {
+  RACE_ENDS,
+  Stats,
+  TableView,
+  describeEvent,
+  displayName,
+  isBotName,
+  placeOf,
+  renderRanking,
+  seatName,
+} from "./table.js";
 import { roomState } from "./roomstate.js";
 import { Coach } from "./practice.js";
+import { Sound, vibrate } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
 const code = decodeURIComponent(location.pathname.split("/")[2] || "").toUpperCase();
@@ -41,6 +53,7 @@ const state = {
   clock: new ReactionClock(),
   stats: new Stats(),
   slapSent: null, // "flipId|round" of our last slap
+  slapFlip: null, // the flip_id of our last slap
   callSent: null, // flip_id of our last say-it call
   flipSent: null, // flip_id we last asked to flip at
   round: 0, // reslap rounds on the current card
@@ -48,7 +61,12 @@ const state = {
   keys: keyBindings(),
   rebinding: null,
   coach: null, // practice.js: the practice game's explanations, the last-chance note
+  lastRace: null, // {flipId, name, ms}: the last race's winner, for a late slap
+  outShown: false, // the "you are out" overlay was shown this game
+  rematchWhenOver: false, // the out overlay's rematch button, pressed while the others still play
+  leaveArmed: false,
 };
+const sound = new Sound();
 
 // ------------------------------------------------------------------ start
 
@@ -57,6 +75,7 @@ async function main() {
   document.addEventListener("langchange", () => {
     renderAll();
     renderKeys();
+    renderMute();
   });
   $("join-name").value = savedName();
   $("room-code").textContent = code;
@@ -94,7 +113,10 @@ function showJoin() {
   const info = state.info;
   $("join").hidden = false;
   $("game").hidden = true;
-  $("join-info").textContent = info
+  const full = !!info && info.free_seats <= 0;
+  $("join-info").textContent = full
+    ? t("room.join_full", { name: info.name || code, game: t(`game.${info.game}`) })
+    : info
     ? t("room.join_info", {
         name: info.name || code,
         game: t(`game.${info.game}`),
@@ -102,8 +124,9 @@ function showJoin() {
         count: info.free_seats,
       })
     : "";
-  $("join-btn").disabled = !!info && info.free_seats <= 0;
-  $("join-name").focus();
+  $("join-btn").disabled = full;
+  if (full) $("watch-btn").focus();
+  else $("join-name").focus();
 }
 
 async function join(ev) {
@@ -179,6 +202,12 @@ function onError(msg) {
     showJoin();
     return;
   }
+  // A slap that reached the server after the next card: the race it meant was
+  // settled; say by whom.
+  if (msg.code === "stale_flip" && state.lastRace && state.lastRace.flipId === state.slapFlip) {
+    showTooLate();
+    return;
+  }
   // Races lost to timing (a stale flip, a closed window) are normal; say so quietly.
   const key = `error.${msg.code}`;
   const text = t(key) !== key ? t(key) : msg.message || msg.code;
@@ -197,9 +226,13 @@ function onUpdate(msg) {
       state.endDismissed = false;
       state.slapSent = state.callSent = state.flipSent = null;
       state.clock = new ReactionClock();
+      state.lastRace = null;
+      state.outShown = false;
       delete $("end").dataset.shown;
       fill($("log"));
       if (state.coach) state.coach.reset();
+      clearResult();
+      if (state.table) state.table.clearRace();
     }
     state.gameNo = room.gameNo;
   }
@@ -218,6 +251,12 @@ function onUpdate(msg) {
     state.clock.cardDrawn(flipId, state.round);
   }
   if (state.coach) state.coach.update(msg, view);
+  if (view && state.rematchWhenOver && view.over) {
+    state.rematchWhenOver = false;
+    askRematch();
+  }
+  // For tests and the benchmark: the page has drawn this update.
+  document.dispatchEvent(new CustomEvent("sj:rendered", { detail: { seq: msg.seq } }));
 }
 
 function handleEvent(ev, view) {
@@ -225,12 +264,18 @@ function handleEvent(ev, view) {
   const text = describeEvent(ev, view);
   if (ev.type !== "slapped") addLog(text, ev.type);
   const table = state.table;
+  const me = state.seat;
   switch (ev.type) {
     case "flipped":
       announce(text);
+      sound.play("flip");
       break;
     case "wrong_slap":
-      announce(text, { assertive: ev.seat === state.seat });
+      announce(text, { assertive: ev.seat === me });
+      if (ev.seat === me) {
+        sound.play("wrong");
+        flashResult(t("room.wrong_slap"), "warn");
+      }
       if (table) {
         table.flash(ev.seat, "wrong");
         if (ev.penalty === "pay_player") table.penalty(ev.seat, ev.to);
@@ -239,7 +284,7 @@ function handleEvent(ev, view) {
       break;
     case "race_tied":
       announce(text, { assertive: true });
-      if (view.reslap_among && view.reslap_among.includes(state.seat)) {
+      if (view.reslap_among && view.reslap_among.includes(me)) {
         flashResult(t("room.reslap_now"), "hot");
       }
       break;
@@ -249,30 +294,62 @@ function handleEvent(ev, view) {
     case "picked_up":
       announce(text, { assertive: true });
       if (table) {
+        // The pile goes to whoever takes it (the view after this has it gone).
+        if (ev.type === "race_won") table.sweep(ev.winner);
+        if (ev.type === "picked_up") table.sweep(ev.seat);
         table.showRace(ev, view);
+        $("result-slot").classList.remove("fresh");
         if (ev.type === "race_won") table.flash(ev.winner, "win");
         if (ev.type === "forfeit" || (ev.type === "picked_up" && ev.reason === "wrong")) {
           table.flash(ev.seat, "wrong");
         }
       }
-      if (RACE_ENDS.has(ev.type)) showMyReaction(ev);
+      if (ev.type === "race_won" || ev.type === "picked_up") sound.play("won");
+      if (ev.type === "race_won" && ev.winner === me) {
+        vibrate([40, 30, 40]);
+        if (table) table.celebrate(me);
+      }
+      if (RACE_ENDS.has(ev.type)) showMyReaction(ev, view);
       break;
     case "game_over":
       announce(text, { assertive: true });
+      sound.play("over");
+      if (me !== null && (ev.winners || []).length === 1 && ev.winners[0] === me) {
+        vibrate([60, 40, 60, 40, 120]);
+        if (table) table.celebrate(me, true);
+      }
       break;
     default:
       announce(text);
   }
 }
 
-function showMyReaction(ev) {
+/** My line in the result slot: the one reaction time the referee ranked, or
+ * why my slap did not count (it came after the race was settled). */
+function showMyReaction(ev, view) {
+  const flipId = view.flip_id ?? view.flips;
+  const reactions = ev.reactions || [];
+  const taker = ev.type === "race_won" ? ev.winner : null;
+  const takerMs = taker === null ? null : (reactions.find(([s]) => s === taker) || [])[1];
+  state.lastRace =
+    taker === null ? null : { flipId, name: seatName(view, taker), ms: takerMs, seat: taker };
   if (state.seat === null) return;
-  const mine = (ev.reactions || []).find(([s]) => s === state.seat);
-  if (!mine || mine[1] === null || mine[1] === undefined) return;
+  const mine = reactions.find(([s]) => s === state.seat);
+  const slapped = typeof state.slapSent === "string" && state.slapSent.startsWith(`${flipId}|`);
+  if (!mine || mine[1] === null || mine[1] === undefined) {
+    if (slapped && taker !== null && taker !== state.seat) showTooLate();
+    return;
+  }
   const won =
     (ev.type === "race_won" && ev.winner === state.seat) ||
     (ev.type === "picked_up" && ev.seat !== state.seat);
-  flashResult(t(won ? "room.you_won_race" : "room.your_reaction", { ms: msText(mine[1]) }), won ? "good" : "");
+  flashResult(t(won ? "room.you_won_race" : "room.your_reaction", { ms: msText(mine[1]) }), won ? "good" : "", true);
+}
+
+function showTooLate() {
+  const last = state.lastRace;
+  if (!last) return;
+  flashResult(t("room.too_late", { name: last.name, ms: msText(last.ms) }), "warn");
 }
 
 // -------------------------------------------------------------- rendering
@@ -283,6 +360,7 @@ function setupTable() {
   state.table = new TableView($("table"), {
     me: state.seat,
     onSlap: seated ? (ev) => slap(ev) : null,
+    raceEl: $("race-slot"),
   });
 }
 
@@ -321,10 +399,14 @@ function renderAll() {
   $("watchers").hidden = watching === 0;
   $("watchers").textContent = t("room.watchers", { n: watching, count: watching });
   $("controls").hidden = !seated || waiting;
+  $("result-slot").hidden = waiting;
+  $("result-slot").dataset.placeholder = t("room.result_placeholder");
+  $("game").querySelector(".play-area").classList.toggle("say-it", !!(view && view.rules && sayIt(view)));
   if (status === "closed") showStatus(t("room.closed"), true);
   if (waiting || !state.table) return;
   state.table.render(view, room);
   renderControls(view);
+  renderOut(view);
   renderEnd(view);
 }
 
@@ -367,7 +449,7 @@ function renderWaiting(waiting) {
       const bot = room.bots[s];
       const mine = s === state.seat;
       let text;
-      if (bot) text = `${name || ""} (${t(`bot.${bot}`)})`;
+      if (bot) text = isBotName(name) ? displayName(name) : `${name || ""} (${t(`bot.${bot}`)})`;
       else if (name) {
         const on = room.connected && room.connected[s];
         text = `${name}${mine ? ` (${t("seat.you")})` : ""}${on ? "" : ` · ${t("room.not_here")}`}`;
@@ -404,10 +486,16 @@ function renderControls(view) {
   $("flip-hint").textContent = fixed
     ? t("room.fixed_tempo")
     : myTurn
-      ? t("room.flip_hint", { key: keyLabel(state.keys.flip) })
+      ? touchScreen()
+        ? t("room.flip_hint_touch")
+        : t("room.flip_hint", { key: keyLabel(state.keys.flip) })
       : "";
   $("slap-hint").textContent = keyLabel(state.keys.slap);
   $("call-hint").textContent = keyLabel(state.keys.call);
+}
+
+function touchScreen() {
+  return window.matchMedia("(pointer: coarse)").matches;
 }
 
 function sayIt(view) {
@@ -419,12 +507,20 @@ function renderEnd(view) {
   $("end").hidden = !over || state.endDismissed;
   if (!over) return;
   const me = state.seat;
+  const irish = view.game === "irish-snap";
+  const place = me === null ? 0 : placeOf(view, me);
+  const loserName = view.loser !== null && view.loser !== undefined ? seatName(view, view.loser) : null;
   let title;
-  if (me !== null && view.winners.includes(me)) title = t("end.you_win");
-  else if (me !== null && view.loser === me) title = t("end.you_lose");
-  else if (view.winners.length) {
+  if (me !== null && view.loser === me) title = t("end.you_lose");
+  else if (me !== null && place === 1 && (view.winners.includes(me) || !irish)) title = t("end.you_win");
+  else if (me !== null && place > 0) title = t("end.your_place", { place: ordinal(place), n: view.players.length });
+  else if (view.winners.length && !irish) {
     title = t("end.winners", { names: view.winners.map((s) => seatName(view, s)).join(", ") });
-  } else title = t("end.over");
+  } else if (loserName) title = t("end.loser", { name: loserName });
+  else title = t("end.over");
+  if (irish && loserName && view.loser !== me && title !== t("end.loser", { name: loserName })) {
+    title += " " + t("end.loser", { name: loserName });
+  }
   $("end-title").textContent = title;
   renderRanking($("ranking"), view, state.stats, me === null ? [] : [me]);
   const room = state.room;
@@ -450,21 +546,82 @@ function renderEnd(view) {
   }
 }
 
+/** "1st", "2nd" / "1.", "2." */
+function ordinal(n) {
+  const key = `ord.${n}`;
+  return t(key) !== key ? t(key) : t("ord.n", { n });
+}
+
+/** Out of a game that goes on: your result, and what now. */
+function renderOut(view) {
+  const me = state.seat;
+  const out = me !== null && view.out[me] && !view.over;
+  if (!out) {
+    $("out").hidden = true;
+    return;
+  }
+  if (state.outShown) return;
+  state.outShown = true;
+  const irish = view.game === "irish-snap";
+  const place = view.out_order.indexOf(me);
+  const n = view.players.length;
+  // Slapjack: the first one out is last; Irish Snap: the first one out placed first.
+  const rank = irish ? place + 1 : n - place;
+  $("out-title").textContent = t(irish ? "out.safe_title" : "out.title");
+  $("out-text").textContent = t(irish ? "out.safe_text" : "out.text", {
+    place: ordinal(rank),
+    n,
+  });
+  $("out-rematch").disabled = false;
+  $("out-rematch").textContent = t("out.rematch");
+  $("out").hidden = false;
+  $("out-title").focus();
+}
+
+function askRematch() {
+  if (!state.conn) return;
+  state.conn.act("rematch");
+  $("rematch-btn").disabled = true;
+  $("rematch-btn").textContent = t("end.rematch_asked");
+}
+
 function addLog(text, type) {
   const log = $("log");
   log.prepend(h("li", { class: `ev-${type}` }, text));
   while (log.children.length > 40) log.lastChild.remove();
 }
 
-let resultTimer = null;
-function flashResult(text, kind = "") {
+/** My line in the result slot. ``why``: with a button that explains the time. */
+function flashResult(text, kind = "", why = false) {
   const el = $("my-result");
-  el.textContent = text;
-  el.className = `my-result show ${kind}`;
-  clearTimeout(resultTimer);
-  resultTimer = setTimeout(() => {
-    el.className = "my-result";
-  }, 2500);
+  fill(el,
+    h("span", { class: "text" }, text),
+    why
+      ? h("button", {
+          class: "why",
+          type: "button",
+          title: t("room.why"),
+          "aria-label": t("room.why_label"),
+          "aria-expanded": "false",
+          onpointerdown: (ev) => ev.stopPropagation(),
+          onclick: (ev) => {
+            const open = $("why").hidden;
+            $("why").hidden = !open;
+            ev.currentTarget.setAttribute("aria-expanded", String(open));
+          },
+        }, "i")
+      : null,
+  );
+  el.className = `my-result show ${kind}`.trim();
+  $("why").hidden = true;
+  $("result-slot").classList.remove("fresh");
+}
+
+function clearResult() {
+  $("result-slot").classList.add("fresh");
+  fill($("my-result"));
+  $("my-result").className = "my-result";
+  $("why").hidden = true;
 }
 
 function showStatus(text, bad = false) {
@@ -484,18 +641,29 @@ function slap(ev) {
   if (!canPlay()) return;
   const inputAt = ev.timeStamp;
   const view = state.view;
-  if (!view.centre_top.length || view.out[state.seat]) return;
+  if (view.out[state.seat]) return;
+  if (!view.centre_top.length) {
+    // The pile was just taken: say by whom, so the slap does not vanish.
+    const last = state.lastRace;
+    if (last && last.flipId === (view.flip_id ?? view.flips) && last.seat !== state.seat) showTooLate();
+    return;
+  }
   if (view.reslap_among && !view.reslap_among.includes(state.seat)) return;
   const fields = state.clock.slapFields(inputAt);
   if (!fields) return;
   const key = `${fields.flip_id}|${state.clock.round}`;
   if (state.slapSent === key) return; // only the first slap on a card counts
   state.slapSent = key;
+  state.slapFlip = fields.flip_id;
   const call = state.callSent === fields.flip_id;
   state.conn.act("slap", { ...fields, call });
   state.table.markSlap(state.seat);
-  flashResult(t("room.you_slapped", { ms: msText(fields.reaction_ms) }));
+  // No time yet: the one shown is the referee's, when the race is settled.
+  flashResult(t("room.you_slapped"));
+  $("my-result").dataset.slaps = String(Number($("my-result").dataset.slaps || 0) + 1);
   pulse($("slap-btn"));
+  sound.play("slap");
+  vibrate(25);
 }
 
 function sayCall() {
@@ -518,10 +686,13 @@ function flip() {
   state.conn.act("flip", { flip_id: flipId });
 }
 
+/** A press shown by light and shadow (the button never moves), without a reflow. */
 function pulse(el) {
-  el.classList.remove("pressed");
-  void el.offsetWidth;
-  el.classList.add("pressed");
+  if (reducedMotion()) return;
+  el.animate([{ filter: "brightness(1)" }, { filter: "brightness(1.3)" }, { filter: "brightness(1)" }], {
+    duration: 180,
+    easing: "ease-out",
+  });
 }
 
 function wireControls() {
@@ -544,17 +715,50 @@ function wireControls() {
     if (ev.detail === 0) sayCall();
   });
   $("start-btn").addEventListener("click", () => state.conn && state.conn.act("start"));
-  $("rematch-btn").addEventListener("click", () => {
-    state.conn.act("rematch");
-    $("rematch-btn").disabled = true;
-    $("rematch-btn").textContent = t("end.rematch_asked");
+  $("rematch-btn").addEventListener("click", askRematch);
+  $("out-rematch").addEventListener("click", () => {
+    // The room plays the rest out quickly once only bots are left; the
+    // rematch is asked for the moment the game is over.
+    state.rematchWhenOver = true;
+    $("out-rematch").disabled = true;
+    $("out-rematch").textContent = t("out.rematch_waiting");
+    if (state.view && state.view.over) {
+      state.rematchWhenOver = false;
+      askRematch();
+    }
   });
+  $("out-watch").addEventListener("click", () => {
+    $("out").hidden = true;
+  });
+  $("out-leave").addEventListener("click", () => {
+    state.conn.act("leave");
+    forgetSeat(code);
+    location.href = "/";
+  });
+  $("side-toggle").addEventListener("click", () => toggleSide());
+  $("side-close").addEventListener("click", () => toggleSide(false));
+  $("mute-btn").addEventListener("click", () => {
+    sound.setMuted(!sound.muted);
+    renderMute();
+  });
+  renderMute();
   $("end-close").addEventListener("click", () => {
     state.endDismissed = true;
     $("end").hidden = true;
   });
   $("leave-btn").addEventListener("click", () => {
-    if (!confirm(t("room.leave_confirm"))) return;
+    // Two steps, in the page: "Leave my seat", then "Really leave? A bot takes over".
+    if (!state.leaveArmed) {
+      state.leaveArmed = true;
+      $("leave-btn").textContent = t("room.leave_confirm");
+      setTimeout(() => {
+        state.leaveArmed = false;
+        $("leave-btn").textContent = t("room.leave");
+      }, 4000);
+      return;
+    }
+    state.leaveArmed = false;
+    $("leave-btn").textContent = t("room.leave");
     state.conn.act("leave");
     forgetSeat(code);
     connect(null, null);
@@ -566,6 +770,25 @@ function wireControls() {
     renderKeys();
     if (state.view) renderControls(state.view);
   });
+}
+
+function toggleSide(open = !document.body.classList.contains("side-open")) {
+  document.body.classList.toggle("side-open", open);
+  $("side-toggle").setAttribute("aria-expanded", String(open));
+  if (open) $("side-close").focus();
+}
+
+function renderMute() {
+  const btn = $("mute-btn");
+  // A speaker, with sound waves or crossed out (drawn: no emoji font needed).
+  btn.innerHTML =
+    '<svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' +
+    '<path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>' +
+    (sound.muted ? '<path d="M17 9l5 6M22 9l-5 6"/>' : '<path d="M16.5 8.5a5 5 0 0 1 0 7M19 6a8.5 8.5 0 0 1 0 12"/>') +
+    "</svg>";
+  btn.setAttribute("aria-pressed", String(sound.muted));
+  btn.title = t(sound.muted ? "sound.unmute" : "sound.mute");
+  btn.setAttribute("aria-label", btn.title);
 }
 
 function onKey(ev) {
@@ -585,6 +808,10 @@ function onKey(ev) {
   const tag = target && target.tagName;
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
   if (!$("end").hidden) return;
+  if (ev.key === "Escape" && document.body.classList.contains("side-open")) {
+    toggleSide(false);
+    return;
+  }
   const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
   if (ev.repeat) {
     if ([state.keys.slap, state.keys.flip, state.keys.call].includes(key)) ev.preventDefault();

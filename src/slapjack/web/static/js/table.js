@@ -3,13 +3,29 @@
 
 import { fill, h, median, reducedMotion } from "./common.js";
 import { cardBack, cardFace, rankLabel, spokenCard } from "./cards.js";
-import { msText, t } from "./i18n.js";
+import { FALSE_START_OFFSET_MS, msText, t } from "./i18n.js";
+
+const BOT_NAME = /^(Beginner|Casual|Pro|Matched|Perfect) bot (\d+)$/;
+
+/** A bot's table name ("Casual bot 2", as the server names it) in the page's
+ * language; any other name as it is. */
+export function displayName(name) {
+  const m = BOT_NAME.exec(String(name || ""));
+  if (!m) return name;
+  return t("bot.name", { level: t(`bot.short.${m[1].toLowerCase()}`), n: m[2] });
+}
+
+/** Is ``name`` a bot's own table name (it says its level)? */
+export function isBotName(name) {
+  return BOT_NAME.test(String(name || ""));
+}
 
 /** A seat's name (or "Seat 3" if the view has none). */
 export function seatName(view, seat) {
   if (seat === null || seat === undefined) return "?";
   if (typeof seat === "string") return seat;
-  return (view && view.players && view.players[seat]) || t("seat.n", { n: seat + 1 });
+  const name = view && view.players && view.players[seat];
+  return name ? displayName(name) : t("seat.n", { n: seat + 1 });
 }
 
 function names(view, seats) {
@@ -129,24 +145,58 @@ function presetGoal(view) {
   return view.rules && view.rules.preset === "irish-snap-winner" ? "first_out" : "avoid_last";
 }
 
-/** Fill an end-screen ranking table body: place, name, cards, jacks, wrong slaps, median. */
+/** The end screen's columns for a game: [heading key, cell(seat)]. */
+function rankingColumns(view, stats) {
+  const cards = ["end.cards", (s) => String(view.stacks[s])];
+  const wrong = ["end.wrong", (s) => String(stats.wrong[s] || 0)];
+  const med = ["end.median", (s) => msText(stats.medianReaction(s))];
+  if (view.game === "irish-snap") {
+    return [
+      cards,
+      ["end.pickups", (s) => String(stats.pickups[s] || 0)],
+      ["end.matches", (s) => String(stats.matches[s] || 0)],
+      wrong,
+      med,
+    ];
+  }
+  return [cards, ["end.jacks", (s) => String(stats.jacks[s] || 0)], wrong, med];
+}
+
+/** Fill an end-screen ranking table (its head too): place, name, and the
+ * figures of the game (Slapjack: Jacks won; Irish Snap: pick-ups, matches). */
 export function renderRanking(tbody, view, stats, mine = []) {
-  const fmt = msText;
+  const cols = rankingColumns(view, stats);
+  const head = tbody.parentElement && tbody.parentElement.querySelector("thead");
+  if (head) {
+    fill(head,
+      h("tr", {},
+        h("th", { scope: "col" }, t("end.place")),
+        h("th", { scope: "col" }, t("end.player")),
+        cols.map(([key]) => h("th", { scope: "col" }, t(key))),
+      ),
+    );
+  }
+  const order = ranking(view);
   fill(
     tbody,
-    ranking(view).map((s, i) =>
+    order.map((s, i) =>
       h(
         "tr",
-        { class: mine.includes(s) ? "me" : "" },
+        {
+          class: [mine.includes(s) ? "me" : "", view.loser === s ? "loser" : ""].join(" ").trim(),
+          dataset: { seat: String(s) },
+        },
         h("td", {}, String(i + 1)),
-        h("th", { scope: "row" }, seatName(view, s)),
-        h("td", {}, String(view.stacks[s])),
-        h("td", {}, String(stats.jacks[s] || 0)),
-        h("td", {}, String(stats.wrong[s] || 0)),
-        h("td", {}, fmt(stats.medianReaction(s))),
+        h("th", { scope: "row" }, seatName(view, s), view.loser === s ? h("span", { class: "tag lost" }, t("seat.loser")) : null),
+        cols.map(([, cell]) => h("td", {}, cell(s))),
       ),
     ),
   );
+}
+
+/** A seat's place (1 = first) in the final ranking. */
+export function placeOf(view, seat) {
+  return ranking(view).indexOf(seat) + 1;
 }
 
 /** Per-seat statistics gathered from the events a client has seen. */
@@ -160,6 +210,8 @@ export class Stats {
     this.wrong = {};
     this.reactions = {};
     this.cardsWon = {};
+    this.pickups = {};
+    this.matches = {};
   }
 
   add(ev) {
@@ -171,8 +223,19 @@ export class Stats {
       bump(this.cardsWon, ev.winner, ev.cards);
     }
     if (ev.type === "wrong_slap") bump(this.wrong, ev.seat);
+    if (ev.type === "picked_up" && ev.reason !== "wrong") {
+      bump(this.pickups, ev.seat);
+      // Everyone who slapped the match in time (all but the one picking up).
+      for (const [s, r] of ev.reactions || []) {
+        if (s !== ev.seat && r !== null && r !== undefined) bump(this.matches, s);
+      }
+    }
+    // The reaction time the referee ranked, one per slap that joined a race
+    // (the engine's Slapped event carries it); a false start (ranked behind
+    // every real reaction) counts with its measured time.
     if (ev.type === "slapped" && typeof ev.reaction_ms === "number") {
-      (this.reactions[ev.seat] ||= []).push(ev.reaction_ms);
+      const r = ev.reaction_ms;
+      (this.reactions[ev.seat] ||= []).push(r >= FALSE_START_OFFSET_MS ? r - FALSE_START_OFFSET_MS : r);
     }
   }
 
@@ -204,16 +267,28 @@ export class TableView {
       tabindex: opts.onSlap ? "0" : null,
     });
     this.pileInfo = h("div", { class: "pile-info" });
-    this.raceEl = h("div", { class: "race", hidden: true });
-    this.centreEl = h(
+    // The race result: in an element of the page's own (opts.raceEl: a fixed
+    // slot that never covers the pile), else beside the pile.
+    this.raceEl = opts.raceEl || h("div", { class: "race", hidden: true });
+    this.sideEl = h(
       "div",
-      { class: "centre" },
+      { class: "pile-side" },
       this.callEl,
-      this.pileEl,
       this.pileInfo,
-      this.raceEl,
+      opts.raceEl ? null : this.raceEl,
     );
-    fill(el, this.seatsEl, this.centreEl);
+    this.centreEl = h("div", { class: "centre" }, this.pileEl, this.sideEl);
+    this.fxEl = h("div", { class: "fx-layer", "aria-hidden": "true" });
+    fill(el, this.seatsEl, this.centreEl, this.fxEl);
+    // Where seats and pile are, measured when their sizes change (a
+    // ResizeObserver runs after layout): the animations read these, never the
+    // layout itself, so an update costs no forced reflow.
+    this.geom = null;
+    this.sizes = typeof ResizeObserver === "function" ? new ResizeObserver(() => this.measure()) : null;
+    if (this.sizes) {
+      this.sizes.observe(el);
+      this.sizes.observe(this.pileEl);
+    }
     if (opts.onSlap) {
       this.pileEl.addEventListener("pointerdown", (ev) => {
         ev.preventDefault();
@@ -241,20 +316,53 @@ export class TableView {
     for (let s = 0; s < n; s++) {
       const k = (s - this.anchor + n) % n;
       const phi = (2 * Math.PI * k) / n;
-      const x = 50 - Math.sin(phi) * 40;
-      const y = 50 + Math.cos(phi) * 40;
+      // On the felt's edge: (ux, uy) in [-1, 1], the anchor seat at the bottom.
+      const ux = -Math.sin(phi);
+      const uy = Math.cos(phi);
       const el = h(
         "li",
-        { class: "seat", style: { "--x": `${x.toFixed(2)}%`, "--y": `${y.toFixed(2)}%` } },
+        {
+          class: "seat",
+          style: { "--ux": ux.toFixed(3), "--uy": uy.toFixed(3) },
+          dataset: { seat: String(s) },
+        },
         h("div", { class: "seat-name" }),
-        h("div", { class: "seat-stack" }, cardBack({ size: "mini" }), h("span", { class: "count" })),
-        h("div", { class: "seat-status" }),
+        h(
+          "div",
+          { class: "seat-row" },
+          h("span", { class: "seat-stack" }, cardBack({ size: "mini" }), h("span", { class: "count" })),
+          h("span", { class: "seat-status" }),
+          h("span", { class: "seat-reaction", hidden: true }),
+        ),
         h("div", { class: "seat-timer", hidden: true }, h("span", { class: "bar" })),
-        h("div", { class: "seat-reaction", hidden: true }),
       );
       this.seatEls.push(el);
       this.seatsEl.append(el);
+      if (this.sizes) this.sizes.observe(el);
     }
+    this.geom = null;
+  }
+
+  /** Measure the felt, the seats' centres and the pile (felt coordinates). */
+  measure() {
+    const box = this.el.getBoundingClientRect();
+    if (!box.width) return;
+    const rel = (r) => ({
+      x: r.left - box.left + r.width / 2,
+      y: r.top - box.top + r.height / 2,
+      left: r.left - box.left,
+      top: r.top - box.top,
+      width: r.width,
+      height: r.height,
+    });
+    const pile = rel(this.pileEl.getBoundingClientRect());
+    // The top card rests at the pile's right (see .pile .card in app.css).
+    const cw = pile.width / 1.8;
+    this.geom = {
+      seats: this.seatEls.map((el) => rel(el.getBoundingClientRect())),
+      pile,
+      top: { x: pile.left + pile.width - 0.08 * cw - cw / 2, y: pile.top + pile.height / 2 },
+    };
   }
 
   /** Draw ``view``; ``room`` carries timers and connection states (may be null). */
@@ -273,6 +381,7 @@ export class TableView {
       const el = this.seatEls[s];
       const isMe = s === this.opts.me;
       el.classList.toggle("me", isMe || locals.has(s));
+      el.classList.toggle("bot", !!bots[s]);
       el.classList.toggle("turn", view.turn === s && !view.over);
       el.classList.toggle("out", !!view.out[s]);
       el.classList.toggle("winner", view.over && view.winners.includes(s));
@@ -282,10 +391,10 @@ export class TableView {
       const offline = Array.isArray(connected) && connected[s] === false && !bots[s];
       el.classList.toggle("offline", offline);
       const nameEl = el.querySelector(".seat-name");
-      fill(nameEl, 
-        h("span", { class: "who" }, seatName(view, s)),
+      const name = seatName(view, s);
+      fill(nameEl,
+        h("span", { class: "who", title: name }, name),
         isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
-        bots[s] ? h("span", { class: "tag bot" }, t(`bot.${bots[s]}`)) : null,
         offline ? h("span", { class: "tag offline" }, t("seat.offline")) : null,
       );
       el.querySelector(".count").textContent = String(view.stacks[s]);
@@ -294,8 +403,15 @@ export class TableView {
       else if (view.over && view.loser === s) status = t("seat.loser");
       else if (view.out[s]) status = view.game === "irish-snap" ? t("seat.safe") : t("seat.out");
       else if (view.turn === s) status = t("seat.turn");
-      else if (view.stacks[s] === 0) status = t("seat.empty");
-      el.querySelector(".seat-status").textContent = status;
+      else if (view.stacks[s] === 0) status = t(view.game === "irish-snap" ? "seat.empty" : "seat.last_chance");
+      const statusEl = el.querySelector(".seat-status");
+      // A bot's level where there is nothing else to say (its name may not say it).
+      const level = bots[s] && !isBotName(view.players[s]) ? t(`bot.${bots[s]}`) : "";
+      statusEl.textContent = status || level;
+      statusEl.classList.toggle("bot", !status && !!level);
+      statusEl.title = !view.out[s] && view.stacks[s] === 0 && view.game !== "irish-snap"
+        ? t("seat.last_chance_help")
+        : "";
       el.setAttribute(
         "aria-label",
         t("seat.aria", { name: seatName(view, s), cards: view.stacks[s], count: view.stacks[s] }) +
@@ -317,9 +433,11 @@ export class TableView {
         // The cards under the top one fan out to the left, the oldest furthest,
         // so the last few stay readable (their top-left corner shows).
         const depth = view.centre_top.length - 1 - i;
-        el.style.setProperty("--r", `${jitter(name + i, 6) - depth * 3}deg`);
-        el.style.setProperty("--dx", `${jitter(name, 4) - depth * 22}px`);
-        el.style.setProperty("--dy", `${jitter(name + "y", 4) + depth * 2}px`);
+        const r = jitter(name + i, 6) - depth * 3;
+        el.dataset.r = String(r);
+        el.style.setProperty("--r", `${r}deg`);
+        el.style.setProperty("--dx", `calc(${jitter(name, 4).toFixed(1)}px - ${depth * 0.17} * var(--cw))`);
+        el.style.setProperty("--dy", `${(jitter(name + "y", 4) + depth * 2).toFixed(1)}px`);
         if (isTop) el.classList.add("top");
         if (!isTop) el.setAttribute("aria-hidden", "true");
         return el;
@@ -331,11 +449,19 @@ export class TableView {
             ? [cardBack({ size: "large", extra: "under buried" })]
             : [];
       const empty = !cards.length && !under.length;
-      fill(this.pileEl, 
+      const prevFlip = this.pileFlip;
+      this.pileFlip = view.flip_id ?? view.flips;
+      fill(this.pileEl,
         ...under,
         ...cards,
         empty ? h("div", { class: "card empty large" }, t("pile.empty")) : null,
       );
+      // A new card: it flies in from the seat that turned it. It is painted,
+      // face up and readable, in the very first frame; only its position moves.
+      const top = cards[cards.length - 1];
+      if (top && prevFlip !== undefined && this.pileFlip !== prevFlip) {
+        this.flyIn(top, view.last_flipper);
+      }
     }
     const top = view.centre_top.length ? view.centre_top[view.centre_top.length - 1] : null;
     const label = top ? t("pile.aria_top", { card: spokenCard(top) }) : t("pile.aria_empty");
@@ -390,83 +516,185 @@ export class TableView {
       const stamp = `${view.flips}|${timer.seat}|${Math.round(timer.ms_left / 50)}`;
       if (bar.dataset.stamp === stamp) continue;
       bar.dataset.stamp = stamp;
-      // Restart the shrinking bar from the fraction left.
-      bar.style.transition = "none";
+      // The bar shrinks from the fraction left to nothing (Web Animations: no
+      // reflow to restart it); still under reduced motion.
+      if (bar._run) bar._run.cancel();
       bar.style.transform = `scaleX(${frac})`;
-      void bar.offsetWidth;
-      if (!reducedMotion()) {
-        bar.style.transition = `transform ${timer.ms_left}ms linear`;
-        bar.style.transform = "scaleX(0)";
-      }
+      bar._run = reducedMotion()
+        ? null
+        : bar.animate([{ transform: `scaleX(${frac})` }, { transform: "scaleX(0)" }], {
+            duration: timer.ms_left,
+            easing: "linear",
+            fill: "forwards",
+          });
     }
   }
 
-  /** Show a race's result: who won and each seat's reaction time. */
+  /** Show a race's result: who won and each seat's reaction time (the one the
+   * referee ranked). It stays until the next race, faded after a few seconds. */
   showRace(ev, view) {
     const reactions = ev.reactions || [];
-    const winner = ev.type === "race_won" ? ev.winner : ev.type === "picked_up" ? ev.seat : null;
+    const winner = ev.type === "race_won" ? ev.winner : null;
+    const loser = ev.type === "picked_up" ? ev.seat : null;
     const rows = reactions.map(([s, r]) =>
       h(
         "li",
-        { class: s === winner ? "best" : "" },
+        { class: s === winner ? "best" : s === loser ? "worst" : "", dataset: { seat: String(s) } },
         h("span", { class: "who" }, seatName(view, s)),
+        " ",
         h("span", { class: "ms" }, ms(r)),
       ),
     );
     this.raceEl.hidden = false;
-    fill(this.raceEl, 
+    fill(this.raceEl,
       h("p", { class: "race-title" }, describeEvent(ev, view)),
       rows.length ? h("ol", { class: "reactions" }, rows) : null,
     );
-    this.raceEl.classList.remove("pop");
-    void this.raceEl.offsetWidth;
-    this.raceEl.classList.add("pop");
-    for (const el of this.seatEls) el.querySelector(".seat-reaction").hidden = true;
+    this.raceEl.classList.remove("old");
+    if (!reducedMotion()) {
+      this.raceEl.animate([{ opacity: 0.2 }, { opacity: 1 }], { duration: 200, easing: "ease-out" });
+    }
+    this.hideBadges();
     for (const [s, r] of reactions) {
       const el = this.seatEls[s] && this.seatEls[s].querySelector(".seat-reaction");
       if (!el) continue;
       el.hidden = false;
+      this.seatEls[s].classList.add("timed");
       el.textContent = ms(r);
       el.classList.toggle("best", s === winner);
     }
     clearTimeout(this.raceTimer);
-    this.raceTimer = setTimeout(() => this.clearRace(), 4000);
+    this.raceTimer = setTimeout(() => this.fadeRace(), 4000);
   }
 
+  /** The last race result stays readable but steps back; the seats' badges go. */
+  fadeRace() {
+    this.raceEl.classList.add("old");
+    this.hideBadges();
+  }
+
+  /** The seats' reaction badges go (their status line comes back). */
+  hideBadges() {
+    for (const el of this.seatEls) {
+      el.querySelector(".seat-reaction").hidden = true;
+      el.classList.remove("timed");
+    }
+  }
+
+  /** Forget the last race (a new game). */
   clearRace() {
-    this.raceEl.hidden = true;
-    for (const el of this.seatEls) el.querySelector(".seat-reaction").hidden = true;
+    clearTimeout(this.raceTimer);
+    this.raceEl.hidden = !this.opts.raceEl;
+    fill(this.raceEl);
+    this.hideBadges();
   }
 
-  /** Animate a seat (a wrong slap, a penalty, a win). */
+  /** Animate a seat (a wrong slap, a penalty, a win): its colour by a class,
+   * its movement by the Web Animations API (no reflow to restart it). */
   flash(seat, kind) {
     const el = this.seatEls[seat];
     if (!el) return;
     el.classList.remove("fx-wrong", "fx-win", "fx-pay");
-    void el.offsetWidth;
     el.classList.add(`fx-${kind}`);
-    setTimeout(() => el.classList.remove(`fx-${kind}`), 1200);
+    clearTimeout(el._fx);
+    el._fx = setTimeout(() => el.classList.remove(`fx-${kind}`), 1200);
+    if (reducedMotion()) return;
+    const frames =
+      kind === "wrong"
+        ? [{ translate: "0 0" }, { translate: "-8px 0" }, { translate: "8px 0" }, { translate: "-5px 0" }, { translate: "5px 0" }, { translate: "0 0" }]
+        : [{ scale: "1" }, { scale: "1.08" }, { scale: "1" }];
+    el.animate(frames, { duration: 500, easing: "ease-in-out" });
+  }
+
+  /** The new top card flies from ``seat`` to its place. It is painted face up
+   * in the first frame; nothing waits for the flight, and it reads no layout. */
+  flyIn(card, seat) {
+    if (reducedMotion() || seat === null || seat === undefined || !this.geom) return;
+    const from = this.geom.seats[seat];
+    if (!from) return;
+    const dx = from.x - this.geom.top.x;
+    const dy = from.y - this.geom.top.y;
+    const rest = `rotate(${(Number(card.dataset.r) || 0) / 3}deg)`;
+    card.animate(
+      // Short, and upright enough to read on the way: the reaction clock
+      // starts at the first frame, when the card is already face up.
+      [{ transform: `translate(${dx}px, ${dy}px) rotate(-8deg) scale(.85)` }, { transform: rest }],
+      { duration: 140, easing: "cubic-bezier(.2,.7,.3,1)" },
+    );
+  }
+
+  /** The pile's cards sweep to ``seat`` (call before the empty pile is drawn):
+   * a copy of the pile, where the pile was, flies to the seat. */
+  sweep(seat) {
+    if (reducedMotion() || !this.geom) return;
+    const to = this.geom.seats[seat];
+    const pile = this.geom.pile;
+    if (!to) return;
+    const copy = h("div", { class: "ghost-pile", "aria-hidden": "true" });
+    for (const card of this.pileEl.querySelectorAll(".card:not(.empty)")) copy.append(card.cloneNode(true));
+    if (!copy.childElementCount) return;
+    Object.assign(copy.style, {
+      left: `${pile.left}px`,
+      top: `${pile.top}px`,
+      width: `${pile.width}px`,
+      height: `${pile.height}px`,
+    });
+    this.fxEl.append(copy);
+    copy.animate(
+      [
+        { transform: "none", opacity: 1 },
+        { transform: `translate(${to.x - pile.x}px, ${to.y - pile.y}px) scale(.2) rotate(25deg)`, opacity: 0.3 },
+      ],
+      { duration: 420, easing: "cubic-bezier(.4,0,.6,1)" },
+    ).onfinish = () => copy.remove();
   }
 
   /** Show a penalty card travelling from one seat to another (or the pile). */
   penalty(from, to) {
-    if (reducedMotion()) return;
-    const a = this.seatEls[from];
-    const b = to === null || to === undefined ? this.pileEl : this.seatEls[to];
-    if (!a || !b) return;
-    const box = this.el.getBoundingClientRect();
-    const ra = a.getBoundingClientRect();
-    const rb = b.getBoundingClientRect();
+    if (reducedMotion() || !this.geom) return;
+    const pa = this.geom.seats[from];
+    const pb = to === null || to === undefined ? this.geom.pile : this.geom.seats[to];
+    if (!pa || !pb) return;
     const card = cardBack({ size: "mini", extra: "flying" });
-    card.style.left = `${ra.left - box.left + ra.width / 2}px`;
-    card.style.top = `${ra.top - box.top + ra.height / 2}px`;
-    this.el.append(card);
-    requestAnimationFrame(() => {
-      card.style.transform = `translate(${rb.left - ra.left + (rb.width - ra.width) / 2}px, ${
-        rb.top - ra.top + (rb.height - ra.height) / 2
-      }px) rotate(200deg)`;
-    });
-    setTimeout(() => card.remove(), 900);
+    card.style.left = `${pa.x}px`;
+    card.style.top = `${pa.y}px`;
+    this.fxEl.append(card);
+    card.animate(
+      [
+        { transform: "translate(-50%, -50%)" },
+        { transform: `translate(calc(${pb.x - pa.x}px - 50%), calc(${pb.y - pa.y}px - 50%)) rotate(200deg)` },
+      ],
+      { duration: 650, easing: "cubic-bezier(.3,.7,.4,1)" },
+    ).onfinish = () => card.remove();
+  }
+
+  /** A short burst of suits from ``seat`` (a Jack won; ``big``: the game). */
+  celebrate(seat, big = false) {
+    if (reducedMotion() || !this.geom) return;
+    const c = this.geom.seats[seat];
+    if (!c) return;
+    const n = big ? 28 : 12;
+    for (let i = 0; i < n; i++) {
+      const glyph = "♠♥♦♣"[i % 4];
+      const bit = h("span", { class: `burst ${i % 4 === 1 || i % 4 === 2 ? "red" : ""}` }, glyph);
+      bit.style.left = `${c.x}px`;
+      bit.style.top = `${c.y}px`;
+      this.fxEl.append(bit);
+      const angle = (2 * Math.PI * i) / n + jitter(String(i), 0.3);
+      const dist = (big ? 160 : 80) * (0.6 + ((i * 37) % 10) / 25);
+      bit.animate(
+        [
+          { transform: "translate(-50%, -50%) scale(.4)", opacity: 1 },
+          {
+            transform: `translate(calc(${Math.cos(angle) * dist}px - 50%), calc(${
+              Math.sin(angle) * dist
+            }px - 50%)) scale(1.1) rotate(${i * 40}deg)`,
+            opacity: 0,
+          },
+        ],
+        { duration: big ? 1100 : 700, easing: "cubic-bezier(.2,.8,.4,1)" },
+      ).onfinish = () => bit.remove();
+    }
   }
 
   /** Mark a seat's slap with a hand at once (before the server confirms). */

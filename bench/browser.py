@@ -1,0 +1,275 @@
+"""Browser benchmark: how fast the room page shows what a player did, with its
+animations on, in Debian's Chromium at 4x CPU throttling.
+
+    .venv/bin/python bench/browser.py [--rooms 4] [--flips 60] [--throttle 4] [--json]
+
+It starts ``slapjack serve`` on a loopback port (SQLite in a temporary
+directory, test hooks on), and plays ``--rooms`` games in one page each: you at
+seat 0 against one beginner bot (bots flip fast), pressing Space on your turn
+and J on every Jack 200 ms after it shows. CDP ``Emulation.setCPUThrottlingRate``
+slows the page's CPU by ``--throttle``. Two figures, measured in the page:
+
+* **keypress -> card painted**: from the Space keydown's ``timeStamp`` to the
+  first paint of the card it turned up (a ``requestAnimationFrame`` after the
+  update is drawn, then a task after that frame: the moment the page's
+  reaction clock stamps the card as shown). Target: p95 <= 50 ms. It is split
+  into the way there and back (keydown to the arrival of the update that
+  shows the flip: the socket over loopback, the server's work, its write to
+  the store) and the page's part (that update's arrival to the paint).
+* **slap -> own result shown**: for every race you slapped in, from the
+  arrival of the update that settles it (the WebSocket ``message`` event) to
+  the frame that paints your result line, in frames (animation frames
+  begun in between, counting the one that paints it) and in ms. Target: the
+  frame right after the update arrives (<= 1 frame).
+
+Prints a table (n, median, p95, max) and, with ``--json``, the raw figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+
+PROBE = r"""
+(() => {
+  const B = (window.__bench = { flips: [], results: [], pending: null, arrive: [] });
+  // Every WebSocket message's arrival, before the page's own handler runs.
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (ev) => {
+        if (typeof ev.data !== "string") return;
+        if (ev.data.includes('"race_won"')) {
+          // Count the animation frames that begin from here on.
+          B.arrive.push(performance.now());
+          const mark = B.arrive.length;
+          B.ticks = 0;
+          const loop = () => { if (B.arrive.length === mark && B.ticks < 60) { B.ticks += 1; requestAnimationFrame(loop); } };
+          requestAnimationFrame(loop);
+        }
+        if (B.pending && !B.pending.got && ev.data.includes('"flipped"')) B.pending.got = performance.now();
+      });
+    }
+  };
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === " ") {
+      const t = document.getElementById("table");
+      B.pending = { at: ev.timeStamp, flip: t ? Number(t.dataset.flip) : null };
+    }
+  }, true);
+  // After the page has drawn an update (its message handler is done): the
+  // table's data-flip or my result line changed. Works for any client version.
+  const drawn = () => {
+    const t = document.getElementById("table");
+    const p = B.pending;
+    if (p && t && Number(t.dataset.flip) > p.flip) {
+      B.pending = null;
+      requestAnimationFrame(() => setTimeout(() => {
+        const now = performance.now();
+        B.flips.push({ total: now - p.at, server: (p.got ?? now) - p.at, page: now - (p.got ?? now) });
+      }, 0));
+    }
+    const mine = document.getElementById("my-result");
+    const arrived = B.arrive.length ? B.arrive[B.arrive.length - 1] : null;
+    const text = mine ? mine.textContent : "";
+    const result = /quickest|reaction|Too late/.test(text);
+    if (arrived !== null && result && !B.counted?.has(arrived)) {
+      (B.counted ||= new Set()).add(arrived);
+      // Frames begun since the update arrived, up to the one that paints the
+      // result (the next one after now).
+      const before = B.ticks;
+      requestAnimationFrame(() => {
+        const painted = performance.now();
+        setTimeout(() => B.results.push({ frames: before + 1, ms: painted - arrived, text }), 0);
+      });
+    }
+  };
+  new MutationObserver(drawn).observe(document, {
+    subtree: true, attributes: true, childList: true,
+    attributeFilter: ["data-flip", "class"],
+  });
+})();
+"""
+
+
+def start_server(data: Path, static: Path | None = None) -> tuple[subprocess.Popen[str], str]:
+    """``slapjack serve``; with ``static``, serving that directory's client instead."""
+    env = {**os.environ, "SLAPJACK_TEST_HOOKS": "1", "PYTHONUNBUFFERED": "1"}
+    boot = "from slapjack.cli import main; main()"
+    if static is not None:
+        boot = (
+            "import pathlib, slapjack.server.app as a; "
+            f"a.STATIC_DIR = pathlib.Path({str(static)!r}); {boot}"
+        )
+    cmd = [
+        sys.executable,
+        "-c",
+        boot,
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(data),
+        "--log-level",
+        "warning",
+        "--no-rate-limits",
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+    )
+    assert proc.stdout is not None
+    m = re.search(r"http://[\d.]+:\d+", proc.stdout.readline())
+    if m is None:
+        proc.kill()
+        raise SystemExit("slapjack serve did not print its address")
+    url = m.group(0)
+    for _ in range(200):
+        try:
+            if httpx.get(url + "/api/rooms", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return proc, url
+
+
+def play_room(
+    browser: Any, url: str, flips: int, throttle: float, muted: bool = False
+) -> dict[str, Any]:
+    code = httpx.post(
+        url + "/api/test/rooms",
+        json={
+            "create": {"seats": 2, "bots": {"1": "beginner"}, "public": False},
+            "timing": {"start_delay_ms": 200.0, "bot_pace": 0.1, "turn_ms": 3000.0},
+        },
+        timeout=10,
+    ).json()["code"]
+    ctx = browser.new_context(base_url=url, viewport={"width": 1280, "height": 800})
+    ctx.add_init_script(PROBE)
+    if muted:
+        ctx.add_init_script("localStorage.setItem('slapjack.muted', '1')")
+    page = ctx.new_page()
+    page.goto(f"/r/{code}")
+    page.locator("body[data-ready='1']").wait_for(state="attached")
+    page.locator("#join-name").fill("Bench")
+    page.locator("#join-btn").click()
+    page.locator("#table .seat").nth(1).wait_for()
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    state_js = """() => { const t = document.getElementById('table');
+      const top = document.querySelector('#table .pile .card.top');
+      return { flip: Number(t.dataset.flip), over: t.dataset.over === 'true',
+               top: top ? top.dataset.card : null,
+               mine: document.getElementById('my-stack').classList.contains('turn') }; }"""
+    pressed: set[int] = set()
+    slapped: set[int] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        st = page.evaluate(state_js)
+        if st["over"] or st["flip"] >= flips:
+            break
+        if (st["top"] or "").startswith("J") and st["flip"] not in slapped:
+            slapped.add(st["flip"])
+            page.wait_for_timeout(200)
+            page.keyboard.press("j")
+        elif st["mine"] and st["flip"] not in pressed:
+            pressed.add(st["flip"])
+            page.keyboard.press("Space")
+        page.wait_for_timeout(20)
+    page.wait_for_timeout(500)
+    out: dict[str, Any] = page.evaluate("({flips: __bench.flips, results: __bench.results})")
+    ctx.close()
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rooms", type=int, default=4)
+    ap.add_argument("--flips", type=int, default=60)
+    ap.add_argument("--throttle", type=float, default=4.0)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--muted", action="store_true", help="with the page's sound switched off")
+    ap.add_argument(
+        "--client",
+        metavar="REV",
+        help="serve the client (src/slapjack/web/static) of this git revision instead",
+    )
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        static = None
+        if args.client:
+            static = Path(tmp) / "client"
+            static.mkdir()
+            prefix = "src/slapjack/web/static/"
+            archive = subprocess.run(
+                ["git", "archive", args.client, prefix], capture_output=True, check=True
+            ).stdout
+            subprocess.run(
+                ["tar", "-x", "--strip-components=4", "-C", str(static)], input=archive, check=True
+            )
+        proc, url = start_server(Path(tmp), static)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+                flips: list[dict[str, float]] = []
+                results: list[dict[str, Any]] = []
+                for _ in range(args.rooms):
+                    got = play_room(browser, url, args.flips, args.throttle, args.muted)
+                    flips += got["flips"]
+                    results += got["results"]
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    frames = [float(r["frames"]) for r in results]
+    ms = [float(r["ms"]) for r in results]
+    client = f"client of {args.client}" if args.client else "this client"
+    client += ", muted" if args.muted else ""
+    print(
+        f"Chromium, CPU throttling {args.throttle:g}x, {args.rooms} rooms, animations on, {client}"
+    )
+    print(f"{'figure':34} {'n':>4} {'median':>8} {'p95':>8} {'max':>8}")
+    rows = [
+        ("keypress -> card painted (ms)", [f["total"] for f in flips]),
+        ("  of which: keypress -> update in", [f["server"] for f in flips]),
+        ("  of which: update in -> painted", [f["page"] for f in flips]),
+        ("slap -> own result (frames)", frames),
+        ("slap -> own result (ms)", ms),
+    ]
+    for name, vals in rows:
+        if not vals:
+            print(f"{name:34} {0:>4} {'-':>8} {'-':>8} {'-':>8}")
+            continue
+        print(
+            f"{name:34} {len(vals):>4} {statistics.median(vals):>8.1f} "
+            f"{pct(vals, 0.95):>8.1f} {max(vals):>8.1f}"
+        )
+    if args.json:
+        print(json.dumps({"flips_ms": flips, "results": results}))
+
+
+if __name__ == "__main__":
+    main()

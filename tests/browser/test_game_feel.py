@@ -1,0 +1,375 @@
+"""What makes the room page feel like a game: one reaction time per slap and
+why, a late slap told who took the pile, the out overlay, end screens that fit
+their game, motion (and none under reduced motion), and sound."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import FULL_DECK, Pages, Server, open_page, table_state, wait_for
+
+pytestmark = pytest.mark.browser
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def deck_with(positions: dict[int, str]) -> list[str]:
+    """A full deck with the given cards at the given positions (dealt round the
+    table from seat 0: position k is seat k % n's (k // n + 1)-th card)."""
+    rest = iter(c for c in FULL_DECK if c not in positions.values())
+    return [positions[k] if k in positions else next(rest) for k in range(52)]
+
+
+def join(page: Any, code: str, name: str) -> None:
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill(name)
+    page.locator("#join-btn").click()
+    page.locator("#table .seat").nth(1).wait_for()
+
+
+def flip_until(page: Any, done: Any, timeout: float = 40) -> None:
+    """Flip (Space) whenever it is my turn, until ``done()``."""
+    flipped: set[int] = set()
+
+    def step() -> bool:
+        if done():
+            return True
+        st = table_state(page)
+        if st["myTurn"] and st["flip"] not in flipped:
+            flipped.add(st["flip"])
+            page.keyboard.press("Space")
+        return False
+
+    wait_for(step, timeout=timeout, step=0.03)
+
+
+def test_one_reaction_time_per_slap_and_what_it_means(server: Server, pages: Pages) -> None:
+    """I flip a Jack and slap it: one time, the referee's, the same as in the
+    race result (the page shows no time of its own); the (i) explains it. The
+    other seat is a person who does not slap, so the race is mine whatever the
+    machine's load."""
+    code = server.hook_room({"seats": 2, "public": False}, deck=deck_with({0: "JS"}))
+    page = pages.page()
+    join_only = pages.page()
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill("Mara")
+    page.locator("#join-btn").click()
+    open_page(join_only, f"/r/{code}")
+    join_only.locator("#join-name").fill("Ben")
+    join_only.locator("#join-btn").click()
+    page.locator("#table .seat").nth(1).wait_for()
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    page.keyboard.press("Space")
+    wait_for(lambda: table_state(page)["top"] == "JS")
+    page.wait_for_timeout(250)
+    page.keyboard.press("j")
+    mine = page.locator("#my-result")
+    wait_for(lambda: "quickest" in mine.inner_text(), timeout=5)
+    text = mine.inner_text()
+    times = re.findall(r"(\d+) ms", text)
+    assert len(times) == 1, text
+    assert "Mara wins the pile" in page.locator("#race-slot .race-title").inner_text()
+    race = page.locator("#race-slot li", has_text="Mara").inner_text()
+    assert re.findall(r"(\d+) ms", race) == times
+    mine = page.locator("#my-result")
+    why = mine.locator("button.why")
+    assert "Measured on your screen" in (why.get_attribute("title") or "")
+    assert page.locator("#why").is_hidden()
+    why.click()
+    assert page.locator("#why").is_visible()
+    assert "checked against your connection" in page.locator("#why").inner_text()
+
+
+def test_a_late_slap_says_who_took_the_pile(server: Server, pages: Pages) -> None:
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "pro"}, "public": False},
+        deck=deck_with({1: "JD"}),
+    )
+    page = pages.page()
+    join(page, code, "Lutz")
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    page.keyboard.press("Space")
+    # The bot turns up the Jack and takes it; I slap after that.
+    title = page.locator("#race-slot .race-title")
+    title.wait_for(timeout=10_000)
+    assert "Pro bot 2 wins the pile" in title.inner_text()
+    page.keyboard.press("j")
+    text = page.locator("#my-result").inner_text()
+    assert re.fullmatch(r"Too late: Pro bot 2 took it at \d+ ms", text), text
+
+
+# The moment the out overlay shows, a hand at once: record what it says and
+# press one of its buttons (the bots then play the rest out within a second or two).
+OUT_WATCHER = """
+window.__out = null;
+new MutationObserver(() => {
+  const out = document.getElementById("out");
+  if (!out || out.hidden || window.__out) return;
+  const visible = (el) => !!el && el.getClientRects().length > 0;
+  window.__out = {
+    title: document.getElementById("out-title").textContent,
+    text: document.getElementById("out-text").textContent,
+    buttons: [...out.querySelectorAll("button")].filter(visible).map((b) => b.textContent),
+    over: document.getElementById("table").dataset.over,
+  };
+  document.getElementById(window.__press).click();
+  window.__out.after = { hidden: out.hidden, rematch: document.getElementById("out-rematch").textContent };
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["hidden"] });
+"""
+
+
+def out_of_a_game(server: Server, pages: Pages, press: str) -> Any:
+    """A Slapjack game I am out of: my 13 cards (positions 0, 4, ...) hold no
+    Jack, so once my stack is empty a bot's Jack puts me out."""
+    jacks = {1: "JS", 2: "JH", 3: "JD", 49: "JC"}
+    code = server.hook_room(
+        {"seats": 4, "bots": {"1": "casual", "2": "casual", "3": "casual"}, "public": False},
+        deck=deck_with(jacks),
+        timing={"bot_pace": 0.1, "turn_ms": 400.0},
+    )
+    ctx = pages.context()
+    ctx.add_init_script(f"window.__press = {press!r};" + OUT_WATCHER)
+    page = pages.page(ctx)
+    join(page, code, "Olga")
+    flip_until(page, lambda: page.evaluate("window.__out") is not None, timeout=60)
+    return page
+
+
+def test_out_overlay_offers_rematch_watch_leave(server: Server, pages: Pages) -> None:
+    page = out_of_a_game(server, pages, "out-watch")
+    seen = page.evaluate("window.__out")
+    assert seen["over"] == "false"  # the others still play
+    assert seen["title"] == "You are out"
+    # Out while others play on: last, or 3rd if a bot went out before me.
+    assert re.fullmatch(r"You finished (4th|3rd) of 4\. .*", seen["text"]), seen
+    assert seen["buttons"] == ["Rematch now", "Watch", "Leave"]
+    # Watch: the overlay goes, the table stays, it does not come back.
+    assert seen["after"]["hidden"] is True
+    page.wait_for_timeout(300)
+    assert page.locator("#out").is_hidden()
+
+
+def test_rematch_now_from_the_out_overlay(server: Server, pages: Pages) -> None:
+    """ "Rematch now" asks for the rematch the moment the bots have played the
+    rest out; the new game starts with me in it."""
+    page = out_of_a_game(server, pages, "out-rematch")
+    seen = page.evaluate("window.__out")
+    assert seen["after"]["rematch"] == "Rematch asked: starting at the end…"
+    wait_for(
+        lambda: (
+            not table_state(page)["over"]
+            and page.locator("#table .seat.me.out").count() == 0
+            and (table_state(page)["flip"] or 0) < 5
+            and page.locator("#end").is_hidden()
+        ),
+        timeout=60,
+    )
+    assert page.locator("#out").is_hidden()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["laptop", "phone"])
+def test_irish_snap_end_screen(
+    server: Server, pages: Pages, shot: Any, size: tuple[int, int]
+) -> None:
+    """Irish Snap, three seats: ranked by getting rid of cards, the loser named,
+    pick-ups and matches counted, no Jack column, no "You win!" unless first."""
+    # No card matches its call (flip k calls RANKS[k % 13]) but the second:
+    # seat 1 turns up the 2 while "2" is called.
+    order = [RANKS[(k + 1) % 13] for k in range(52)]
+    order[0], order[1] = order[1], order[0]
+    pool = {r: [c for c in FULL_DECK if c[:-1] == r] for r in RANKS}
+    deck = [pool[r].pop() for r in order]
+    code = server.hook_room(
+        {
+            "seats": 3,
+            "game": "irish-snap",
+            "rules": {"preset": "irish-snap"},
+            "bots": {"1": "beginner", "2": "beginner"},
+            "public": False,
+        },
+        deck=deck,
+        # A long match window: every seat's slap counts, however loaded the machine.
+        timing={"bot_pace": 0.1, "turn_ms": 400.0, "irish_timeout_ms": 4000.0},
+    )
+    page = pages.page(viewport={"width": size[0], "height": size[1]})
+    join(page, code, "Ida")
+    slapped: set[int] = set()
+
+    def done() -> bool:
+        st = table_state(page)
+        if st["top"] == deck[1] and st["flip"] not in slapped:
+            slapped.add(st["flip"])
+            page.wait_for_timeout(180)
+            page.keyboard.press("j")
+        return bool(st["endShown"])
+
+    flip_until(page, done, timeout=60)
+    shot(page, f"irish-end-{size[0]}x{size[1]}")
+    # The whole table fits its panel (nothing cut off on a phone).
+    fits = page.locator("#end .end").evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    assert fits
+    heads = page.locator("#ranking-head th").all_text_contents()
+    assert heads == [
+        "Place",
+        "Player",
+        "Cards",
+        "Pick-ups",
+        "Matches slapped",
+        "Wrong slaps",
+        "Median reaction",
+    ]
+    rows = page.locator("#ranking tr")
+    assert rows.count() == 3
+    ranked = [
+        rows.nth(i).locator("th").evaluate("el => el.firstChild.textContent") for i in range(3)
+    ]
+    # Whoever was slowest on the match picked it up (two cards more) and is
+    # left with cards: last, named, the one pick-up of the game.
+    loser = page.locator("#ranking tr.loser")
+    assert loser.count() == 1
+    loser_name = loser.locator("th").evaluate("el => el.firstChild.textContent")
+    assert loser.locator("th .tag").text_content() == "last"
+    assert ranked[2] == loser_name
+    pickups = [rows.nth(i).locator("td").nth(2).inner_text() for i in range(3)]
+    assert pickups == ["0", "0", "1"], pickups
+    # Ida slapped the match: in time (a match slapped) unless she was the slowest.
+    ida = page.locator("#ranking tr", has_text="Ida")
+    assert ida.locator("td").nth(3).inner_text() == ("0" if loser_name == "Ida" else "1")
+    title = page.locator("#end-title").inner_text()
+    place = ranked.index("Ida") + 1
+    assert ("You win!" in title) == (place == 1), (title, ranked)
+    if loser_name == "Ida":
+        assert title == "You are last this time."
+    else:
+        assert f"{loser_name} is left with cards and loses." in title
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_motion_and_reduced_motion(server: Server, pages: Pages, motion: str) -> None:
+    """Cards fly in and the won pile sweeps away; under prefers-reduced-motion
+    there is no animation at all (and the card is there at once either way)."""
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "beginner"}, "public": False},
+        deck=deck_with({0: "JS"}),
+    )
+    ctx = pages.context(reduced_motion=motion)
+    ctx.add_init_script(
+        """
+        window.__motion = { ours: 0, css: 0, longCss: 0, topMoving: 0 };
+        document.addEventListener("sj:rendered", () => {
+          const M = window.__motion;
+          for (const a of document.getAnimations()) {
+            const css = a instanceof CSSAnimation || a instanceof CSSTransition;
+            if (css) {
+              M.css += 1;
+              if (a.effect.getComputedTiming().duration > 1) M.longCss += 1;
+            } else M.ours += 1;
+          }
+          const top = document.querySelector("#table .pile .card.top");
+          if (top && top.getAnimations().length) M.topMoving += 1;
+        });
+        """
+    )
+    page = pages.page(ctx)
+    join(page, code, "Rosa")
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    page.keyboard.press("Space")
+    wait_for(lambda: table_state(page)["top"] == "JS")
+    page.wait_for_timeout(250)
+    page.keyboard.press("j")
+    page.locator("#race-slot .race-title").wait_for()
+    page.wait_for_timeout(100)
+    seen = page.evaluate("window.__motion")
+    if motion == "reduce":
+        assert seen["ours"] == 0 and seen["topMoving"] == 0 and seen["longCss"] == 0, seen
+    else:
+        assert seen["topMoving"] >= 1 and seen["ours"] >= 2, seen
+
+
+AUDIO_STAND_IN = """
+window.__sounds = [];
+window.__contexts = 0;
+class Param { setValueAtTime() {} exponentialRampToValueAtTime() {} linearRampToValueAtTime() {} }
+class Node {
+  constructor(kind) { this.kind = kind; this.frequency = new Param(); this.gain = new Param(); }
+  connect() {}
+  start() { window.__sounds.push(this.kind); }
+  stop() {}
+}
+class StandInAudioContext {
+  constructor() { window.__contexts += 1; this.state = "running"; this.currentTime = 0;
+                  this.sampleRate = 8000; this.destination = {}; }
+  createGain() { return new Node("gain"); }
+  createOscillator() { return new Node("oscillator"); }
+  createBufferSource() { return new Node("buffer"); }
+  createBiquadFilter() { return new Node("filter"); }
+  createBuffer(channels, length) { return { getChannelData: () => new Float32Array(length) }; }
+  resume() {}
+}
+window.AudioContext = StandInAudioContext;
+window.webkitAudioContext = StandInAudioContext;
+window.__buzz = [];
+Object.defineProperty(Navigator.prototype, "vibrate", {
+  configurable: true,
+  value: (pattern) => { window.__buzz.push(pattern); return true; },
+});
+"""
+
+
+def test_sounds_one_each_and_none_when_muted(server: Server, pages: Pages) -> None:
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "beginner"}, "public": False},
+        deck=deck_with({0: "JS"}),
+    )
+    ctx = pages.context()
+    ctx.add_init_script(AUDIO_STAND_IN)
+    page = pages.page(ctx)
+    join(page, code, "Sven")
+
+    def sounds() -> int:
+        return int(page.evaluate("window.__sounds.length"))
+
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    # The audio context comes with the first gesture (the click on "Take a seat").
+    assert page.evaluate("window.__contexts") == 1 and sounds() == 0
+    page.keyboard.press("Space")  # the gesture that allows sound, and a flip
+    wait_for(lambda: table_state(page)["top"] == "JS")
+    page.wait_for_timeout(50)
+    assert sounds() == 1  # the flip
+    page.wait_for_timeout(200)
+    page.keyboard.press("j")
+    assert sounds() == 2  # the slap, at once
+    assert page.evaluate("window.__buzz") == [25]  # and a short buzz on phones
+    page.locator("#race-slot .race-title").wait_for()
+    page.wait_for_timeout(50)
+    assert sounds() == 3  # the won pile
+    # Muted: remembered by this browser; a flip makes no sound.
+    page.locator("#mute-btn").click()
+    assert page.locator("#mute-btn").get_attribute("aria-pressed") == "true"
+    assert page.evaluate("localStorage.getItem('slapjack.muted')") == "1"
+    before = sounds()
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    flip = table_state(page)["flip"]
+    page.locator("#main").focus()
+    page.keyboard.press("Space")
+    wait_for(lambda: table_state(page)["flip"] > flip)
+    page.wait_for_timeout(100)
+    assert sounds() == before
+    page.reload()
+    page.locator("#table .seat").nth(1).wait_for()
+    assert page.locator("#mute-btn").get_attribute("aria-pressed") == "true"
+
+
+def test_a_full_room_offers_to_watch(server: Server, pages: Pages) -> None:
+    code = server.hook_room({"seats": 2, "bots": {"1": "beginner"}, "public": False})
+    player = pages.page()
+    join(player, code, "Tom")
+    other = pages.page()
+    open_page(other, f"/r/{code}")
+    other.locator("#join").wait_for(state="visible")
+    assert "Every seat is taken: you can watch." in other.locator("#join-info").inner_text()
+    assert other.locator("#join-btn").is_disabled()
+    assert other.evaluate("document.activeElement.id") == "watch-btn"

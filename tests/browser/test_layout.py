@@ -1,0 +1,260 @@
+"""One screen, nothing moves, nothing covers the pile: a whole game's worth of
+updates at every screen size the issue names, checked after every update.
+
+A page script (injected before the page's own) checks, after each update the
+room page has drawn (its ``sj:rendered`` event): the page does not scroll;
+Flip, Slap and the race result are inside the viewport and never move by more
+than 2 px; and once the top card has landed, ``elementFromPoint`` at its centre
+and near its four corners is the card (no seat box, badge, pill or result on
+it). In Irish Snap the called rank is visible too. A screenshot per viewport
+goes to test-artifacts/layout-*.png.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, Pages, Server, open_page, stacked_deck, table_state, wait_for
+
+pytestmark = pytest.mark.browser
+
+# (name, width, height, phone: touch input)
+VIEWPORTS = [
+    ("1280x720", 1280, 720, False),
+    ("1280x800", 1280, 800, False),
+    ("1366x768", 1366, 768, False),
+    ("1440x900", 1440, 900, False),
+    ("1920x1080", 1920, 1080, False),
+    ("2560x1440", 2560, 1440, False),
+    ("390x844", 390, 844, True),
+    ("360x740", 360, 740, True),
+    ("844x390", 844, 390, True),
+    ("768x1024", 768, 1024, True),
+]
+# The laptop and phone sizes play a full 30 flips in every mode; the others
+# fewer in Irish Snap and party mode (the same code, checked just as often per update).
+FULL = {"1280x720", "1366x768", "390x844", "844x390"}
+
+# Jacks at the 2nd and 7th flip (a race result early), the rest of the deck as dealt.
+DECK = stacked_deck(["5C", "JS", "KD", "3H", "4H", "8C", "JH", "9D", "2S", "QC", "6D", "JD"])
+FAST = {"bot_pace": 0.08, "turn_ms": 400.0}
+
+CHECKER = r"""
+(() => {
+  const S = (window.__sj = { updates: 0, covers: 0, problems: [], base: {}, called: 0 });
+  const vw = () => document.documentElement.clientWidth;
+  const vh = () => document.documentElement.clientHeight;
+  const bad = (what) => { if (S.problems.length < 40) S.problems.push(what); };
+  const inside = (name, el) => {
+    if (!el || el.hidden || !el.getClientRects().length) return null;
+    const r = el.getBoundingClientRect();
+    if (r.left < -0.5 || r.top < -0.5 || r.right > vw() + 0.5 || r.bottom > vh() + 0.5) {
+      bad(`${name} outside the viewport: ${JSON.stringify([r.left, r.top, r.right, r.bottom])} in ${vw()}x${vh()}`);
+    }
+    return r;
+  };
+  const still = (name, r) => {
+    if (!r) return;
+    const b = S.base[name];
+    if (!b) { S.base[name] = r; return; }
+    const d = Math.max(Math.abs(r.left - b.left), Math.abs(r.top - b.top),
+                       Math.abs(r.width - b.width), Math.abs(r.height - b.height));
+    if (d > 2) bad(`${name} moved by ${d.toFixed(1)} px`);
+  };
+  const hits = (el, x, y) => {
+    const at = document.elementFromPoint(x, y);
+    return !!at && (at === el || el.contains(at));
+  };
+  function coverCheck(top) {
+    const r = top.getBoundingClientRect();
+    const pts = [[0.5, 0.5], [0.14, 0.12], [0.86, 0.12], [0.14, 0.88], [0.86, 0.88]];
+    for (const [fx, fy] of pts) {
+      const x = r.left + fx * r.width, y = r.top + fy * r.height;
+      if (!hits(top, x, y)) {
+        const at = document.elementFromPoint(x, y);
+        bad(`top card covered at (${fx},${fy}) by ${at ? at.outerHTML.slice(0, 120) : "nothing"}`);
+      }
+    }
+    // Overlays that let taps through (the phone's result strip) must not lie on it either.
+    const slot = document.getElementById("result-slot");
+    if (slot && !slot.hidden && slot.getClientRects().length) {
+      const s = slot.getBoundingClientRect();
+      if (s.left < r.right && s.right > r.left && s.top < r.bottom && s.bottom > r.top) {
+        bad("the result slot overlaps the top card");
+      }
+    }
+    S.covers += 1;
+  }
+  function check() {
+    S.updates += 1;
+    const se = document.scrollingElement;
+    if (se.scrollHeight > vh() + 1 || se.scrollWidth > vw() + 1) {
+      bad(`the page scrolls: ${se.scrollWidth}x${se.scrollHeight} in ${vw()}x${vh()}`);
+    }
+    for (const id of ["my-stack", "slap-btn", "result-slot"]) {
+      const el = document.getElementById(id);
+      if (el && !document.getElementById("controls")?.hidden) still(id, inside(id, el));
+    }
+    for (const zone of document.querySelectorAll("#zones .zone")) {
+      still(`zone${zone.dataset.i}`, inside(`zone${zone.dataset.i}`, zone));
+    }
+    const race = document.querySelector("#party-race");
+    if (race && race.getClientRects().length) inside("party race", race);
+    const call = document.querySelector("#table .call.now");
+    if (call) {
+      const r = inside("called rank", call);
+      if (r && !hits(call, r.left + r.width / 2, r.top + r.height / 2)) bad("the called rank is covered");
+      S.called += 1;
+    }
+    const top = document.querySelector("#table .pile .card.top");
+    if (top) {
+      // Where the card comes to rest: its fly-in animation (if any) jumped to
+      // the end for the measurement, then put back where it was.
+      const moving = top.getAnimations();
+      const saved = moving.map((a) => a.currentTime);
+      for (const a of moving) a.currentTime = a.effect.getComputedTiming().endTime;
+      coverCheck(top);
+      moving.forEach((a, i) => { a.currentTime = saved[i] ?? 0; });
+    }
+  }
+  document.addEventListener("sj:rendered", check);
+})();
+"""
+
+
+def context_for(pages: Pages, width: int, height: int, phone: bool) -> Any:
+    kw: dict[str, Any] = {"viewport": {"width": width, "height": height}}
+    if phone:
+        kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+    ctx = pages.context(**kw)
+    ctx.add_init_script(CHECKER)
+    return ctx
+
+
+def tap_or_click(page: Any, selector: str, phone: bool) -> None:
+    box = page.locator(selector).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    if phone:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+
+
+def play(page: Any, flips: int, phone: bool, *, slap_jacks: bool = True) -> None:
+    """Flip on my turn (Space, or a tap on my stack) and slap Jacks (J, or a tap
+    on Slap) until ``flips`` cards were turned up."""
+    done: set[int] = set()
+    slapped: set[int] = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        st = table_state(page)
+        if st["over"] or (st["flip"] or 0) >= flips:
+            return
+        top = st["top"] or ""
+        if slap_jacks and top.startswith("J") and st["flip"] not in slapped:
+            slapped.add(st["flip"])
+            page.wait_for_timeout(120)
+            if phone:
+                tap_or_click(page, "#slap-btn", True)
+            else:
+                page.keyboard.press("j")
+        elif st["myTurn"] and st["flip"] not in done:
+            done.add(st["flip"])
+            if phone:
+                tap_or_click(page, "#my-stack", True)
+            else:
+                page.keyboard.press("Space")
+        page.wait_for_timeout(25)
+    raise AssertionError(f"only {table_state(page)['flip']} flips in 60 s")
+
+
+def layout_report(page: Any) -> dict[str, Any]:
+    report: dict[str, Any] = page.evaluate("window.__sj")
+    return report
+
+
+def join(page: Any, code: str, name: str) -> None:
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill(name)
+    page.locator("#join-btn").click()
+    page.locator("#table .seat").nth(1).wait_for()
+
+
+@pytest.mark.parametrize(
+    ("name", "width", "height", "phone"), VIEWPORTS, ids=[v[0] for v in VIEWPORTS]
+)
+def test_play_now_fits_the_screen(
+    server: Server, pages: Pages, name: str, width: int, height: int, phone: bool
+) -> None:
+    """A Play-now table (you and three casual bots, classic rules), 30 flips."""
+    code = server.hook_room(
+        {"seats": 4, "bots": {"1": "casual", "2": "casual", "3": "casual"}, "public": False},
+        deck=DECK,
+        timing=FAST,
+    )
+    page = pages.page(context_for(pages, width, height, phone))
+    join(page, code, "Ann-Kathrin Beispielname")
+    play(page, 30, phone)
+    # The last race result is on the screen (a Jack came up at flip 2).
+    wait_for(lambda: page.locator("#race-slot .race-title").count() == 1, timeout=5)
+    page.wait_for_timeout(450)  # the last card has landed
+    report = layout_report(page)
+    page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"))
+    assert report["problems"] == [], report["problems"]
+    assert report["updates"] >= 30 and report["covers"] >= 30, report
+    assert set(report["base"]) >= {"my-stack", "slap-btn", "result-slot"}
+
+
+@pytest.mark.parametrize(
+    ("name", "width", "height", "phone"), VIEWPORTS, ids=[v[0] for v in VIEWPORTS]
+)
+def test_irish_snap_fits_the_screen(
+    server: Server, pages: Pages, name: str, width: int, height: int, phone: bool
+) -> None:
+    """Irish Snap: the called rank beside the pile, never under a seat."""
+    code = server.hook_room(
+        {
+            "seats": 4,
+            "game": "irish-snap",
+            "rules": {"preset": "irish-snap"},
+            "bots": {"1": "casual", "2": "casual", "3": "casual"},
+            "public": False,
+        },
+        deck=DECK,
+        timing=FAST,
+    )
+    page = pages.page(context_for(pages, width, height, phone))
+    join(page, code, "Fritz")
+    play(page, 30 if name in FULL else 14, phone, slap_jacks=False)
+    page.wait_for_timeout(450)
+    report = layout_report(page)
+    page.screenshot(path=str(ARTIFACTS / f"layout-irish-{name}.png"))
+    assert report["problems"] == [], report["problems"]
+    assert report["called"] >= 10, report
+
+
+@pytest.mark.parametrize(
+    ("name", "width", "height", "phone"), VIEWPORTS, ids=[v[0] for v in VIEWPORTS]
+)
+def test_party_mode_fits_the_screen(
+    server: Server, pages: Pages, name: str, width: int, height: int, phone: bool
+) -> None:
+    """Party mode, three players at one screen and a bot: the corners stay put,
+    the pile uncovered."""
+    page = pages.page(context_for(pages, width, height, phone))
+    open_page(page, "/party")
+    page.locator("#count").select_option("3")
+    page.locator("#bots").select_option("1")
+    page.locator("#tempo").fill("0.5")
+    page.locator("#start").click()
+    page.locator("#table .seat").nth(3).wait_for()
+    flips = 30 if name in FULL else 12
+    wait_for(lambda: (table_state(page)["flip"] or 0) >= flips, timeout=40)
+    page.wait_for_timeout(300)
+    report = layout_report(page)
+    page.screenshot(path=str(ARTIFACTS / f"layout-party-{name}.png"))
+    assert report["problems"] == [], report["problems"]
+    assert {"zone0", "zone1", "zone2"} <= set(report["base"]), report["base"]
