@@ -64,6 +64,8 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
     # Anna sees the invite link and a real QR image while she waits.
     assert anna.locator("#invite-link").input_value().endswith(f"/r/{code}")
     wait_for(lambda: anna.evaluate("document.getElementById('qr').naturalWidth") > 0)
+    # The test server listens on loopback: the room says the link works here only.
+    wait_for(lambda: anna.evaluate("!document.getElementById('invite-local').hidden"))
     anna.locator("#waiting").wait_for(state="visible")
     assert anna.locator("#room-rules").inner_text() == "Slapjack · Classic · Time limit: 7 s"
     join_through_page(ben, code, "Ben")
@@ -183,8 +185,13 @@ def test_play_now_seats_you_with_three_bots(server: Server, pages: Pages, shot: 
     page = pages.page()
     open_page(page, "/")
     page.locator("#name").fill("Clara")
+    assert page.locator("#level").input_value() == "casual"  # the default a newcomer can beat
+    page.locator("#level").select_option("matched")
     page.get_by_role("button", name="Play now").click()
     page.wait_for_url("**/r/*")
+    code = page.url.rsplit("/", 1)[-1]
+    bots = [s["bot"] for s in server.api("GET", f"/api/rooms/{code}")["seats"]]
+    assert bots == [None, "matched", "matched", "matched"]
     page.locator("#table .seat").nth(3).wait_for()
     assert page.locator("#table .seat").count() == 4
     assert page.locator("#table .seat.bot").count() == 3
@@ -197,6 +204,8 @@ def test_play_now_seats_you_with_three_bots(server: Server, pages: Pages, shot: 
     wait_for(lambda: (table_state(page)["flip"] or 0) >= 1)
     assert page.locator("#table .pile .card.top").count() == 1
     shot(page, "play-now")
+    open_page(page, "/")  # the level chosen last time is offered again
+    assert page.locator("#level").input_value() == "matched"
 
 
 def test_reopening_the_link_reconnects_to_the_seat(server: Server, pages: Pages) -> None:

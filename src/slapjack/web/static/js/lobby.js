@@ -34,6 +34,7 @@ async function main() {
   );
   $("name").value = savedName();
   $("play-now-form").addEventListener("submit", playNow);
+  restoreLevel();
   wirePractice();
   $("code-form").addEventListener("submit", joinByCode);
   $("create-form").addEventListener("submit", createRoom);
@@ -105,6 +106,13 @@ function myName() {
   return name;
 }
 
+const LEVEL_KEY = "slapjack.level";
+
+function restoreLevel() {
+  const saved = localStorage.getItem(LEVEL_KEY);
+  if (saved && [...$("level").options].some((o) => o.value === saved)) $("level").value = saved;
+}
+
 async function playNow(ev) {
   ev.preventDefault();
   const name = myName();
@@ -112,7 +120,9 @@ async function playNow(ev) {
   showError($("play-error"), null);
   $("play-now").disabled = true;
   try {
-    const joined = await api("/api/play-now", { method: "POST", body: { name } });
+    const level = $("level").value;
+    localStorage.setItem(LEVEL_KEY, level);
+    const joined = await api("/api/play-now", { method: "POST", body: { name, level } });
     saveSeat(joined);
     location.href = `/r/${encodeURIComponent(joined.code)}`;
   } catch (err) {

@@ -79,7 +79,7 @@ async function main() {
   });
   $("join-name").value = savedName();
   $("room-code").textContent = code;
-  const link = `${location.origin}/r/${code}`;
+  let link = `${location.origin}/r/${code}`;
   $("invite-link").value = link;
   $("copy-link").addEventListener("click", async () => {
     const ok = await copyText(link);
@@ -99,6 +99,15 @@ async function main() {
     return;
   }
   $("qr").src = `/api/rooms/${encodeURIComponent(code)}/qr.svg`;
+  try {
+    // the server's own address for invites (--lan, --public-url), and whether it works elsewhere
+    const invite = await api(`/api/rooms/${encodeURIComponent(code)}/invite`);
+    link = invite.url;
+    $("invite-link").value = link;
+    $("invite-local").hidden = !invite.local_only;
+  } catch {
+    // the link of this page stays
+  }
   const saved = seatFor(code);
   if (saved && saved.token) {
     connect(saved.token, saved.seat);
