@@ -32,6 +32,7 @@ import load
 COLUMNS = (
     ("referee", "referee", "{}"),
     ("players", "players", "{}"),
+    ("conn", "connected/closed", "{}"),
     ("all_p99_ms", "p99 all (ms)", "{:.1f}"),
     ("delay_p50_ms", "p50 (ms)", "{:.1f}"),
     ("server_cpu_pct", "server CPU %", "{:.0f}"),
@@ -51,6 +52,7 @@ def row(result: dict[str, Any]) -> str:
     r = dict(result)
     r["gen_cpu"] = "+".join(f"{c:.0f}" for c in r["generator_cpu_pct"])
     r["lost_ooo"] = f"{r['lost']}/{r['out_of_order']}"
+    r["conn"] = f"{r['connected']}/{r['closed']}"
     cells = []
     for key, _, fmt in COLUMNS:
         value = r.get(key)
