@@ -307,7 +307,12 @@ class Worker:
             self.players.append(player)
             pending.append(
                 self.loop.create_task(
-                    ws_connect(player.itself, f"{ws_url}/ws/{room.code}", enable_auto_pong=True)
+                    ws_connect(
+                        player.itself,
+                        f"{ws_url}/ws/{room.code}",
+                        enable_auto_pong=True,
+                        websocket_handshake_timeout=60,
+                    )
                 )
             )
             if i % SEATS == SEATS - 1:
@@ -601,6 +606,10 @@ def summarise(
     connected = total("connected")
     players = args.players - args.players % SEATS
     lag_p99 = pct(lateness, 99)
+    frames_both = total("frames") + total("flips_sent") + total("slaps_sent") + total("pongs_sent")
+    # (frames the server wrote, as the clients counted them, and the game
+    # frames and pongs it read: a per-frame cost that does not flatter a
+    # server that was starved of CPU and so sent fewer pings and updates)
     return {
         "players": players,
         "rooms": players // SEATS,
@@ -626,6 +635,7 @@ def summarise(
         "errors": errors,
         "server_cpu_pct": round(100.0 * server_cpu_s / wall, 1),
         "server_us_per_player_s": round(1e6 * server_cpu_s / wall / max(connected, 1), 1),
+        "server_us_per_frame": round(1e6 * server_cpu_s / max(frames_both, 1), 1),
         "server_rss_mb": round(rss, 1),
         "server_kb_per_player": round(1024 * (rss - rss_idle) / max(connected, 1), 1),
         "server_peak_rss_mb": round(hwm, 1),
