@@ -53,7 +53,7 @@ PARTS: list[tuple[str, str]] = [
 COMPILED = [(name, re.compile(rx)) for name, rx in PARTS]
 FLOWS: list[tuple[str, str]] = [
     # (flow, regex on the whole stack), the first that matches wins
-    ("ping sent (pinger, referee.on_ping_sent)", r"_pinger|on_ping_sent|ping_sent"),
+    ("ping sent (pinger, referee.on_ping_sent)", r"_pinger|Pinger|on_ping_sent|ping_sent"),
     (
         "pong handled in the room (referee.on_pong, clock sync)",
         r"on_pong|ClockSync|on_transport_rtt",

@@ -513,7 +513,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 shlex.split(args.serve_args),
                 args.pin,
             )
-        pid = int(httpx.get(f"{url}/api/metrics").json()["pid"])
+        pid = int(httpx.get(f"{url}/api/metrics", timeout=60).json()["pid"])
         rss_idle, _ = proc_memory_mb(pid)
         rooms = args.players // SEATS
         procs = max(1, min(args.procs, rooms))
@@ -554,7 +554,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"  {connected} players connected", file=sys.stderr)
         time.sleep(args.settle)
         ramp_s = time.perf_counter() - t_ramp
-        httpx.get(f"{url}/api/metrics", params={"reset": True})
+        httpx.get(f"{url}/api/metrics", params={"reset": True}, timeout=60)
         cpu0, t0 = proc_cpu_seconds(pid), time.perf_counter()
         for _, pipe in workers:
             pipe.send("measure")

@@ -41,7 +41,7 @@ def dumps(value: Any) -> str:
     """``value`` (dicts, lists, str, numbers, ``None``, models) as compact JSON text.
 
     orjson: three times faster than ``pydantic_core.to_json`` on the update's
-    parts (docs/benchmarks.md, "JSON encoders"), the same text for them;
+    parts (docs/benchmarks.md, "One process on one core"), the same text for them;
     values orjson refuses (integers beyond 64 bits, say) go to ``to_json``."""
     try:
         return orjson.dumps(value, default=_model).decode()
