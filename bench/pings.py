@@ -11,8 +11,10 @@ changes the figures little (it slows the run, it does not add CPU to it).
 
 - **per socket**: the code before the pinger (a task per socket sleeping
   between its pings, one room input per ping and one per pong);
-- **pinger**: :class:`slapjack.server.pings.Pinger` (one timer for every
-  socket, a room's pings and pongs that come together one input).
+- **pinger, inputs not batched**: :class:`slapjack.server.pings.Pinger`
+  (one timer for every socket), one room input per ping and per pong;
+- **pinger**: the same, a room's pings and pongs that come together one
+  input (:meth:`Actor.submit_batched`), as the server does.
 
     .venv/bin/python bench/pings.py --sockets 4000 --seconds 10
 """
@@ -81,7 +83,8 @@ async def per_socket_pinger(room: BenchRoom, conn: Conn) -> None:
 
 
 async def run(kind: str, sockets: int, seconds: float) -> dict[str, Any]:
-    rooms = [BenchRoom(f"R{i}", batched=kind == "pinger") for i in range(sockets // SEATS)]
+    batched = kind == "pinger"
+    rooms = [BenchRoom(f"R{i}", batched=batched) for i in range(sockets // SEATS)]
     conns: list[Conn] = []
     for room in rooms:
         room.start()
@@ -95,7 +98,7 @@ async def run(kind: str, sockets: int, seconds: float) -> dict[str, Any]:
     cpu0, t0 = time.process_time(), time.perf_counter()
     for i, conn in enumerate(conns):
         room = rooms[i // SEATS]
-        if kind == "pinger":
+        if kind.startswith("pinger"):
             pinger.add(room, conn)  # type: ignore[arg-type]
         else:
             tasks.append(asyncio.create_task(per_socket_pinger(room, conn)))
@@ -138,7 +141,7 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
     for _ in range(args.rounds):
-        for kind in ("per socket", "pinger"):
+        for kind in ("per socket", "pinger, inputs not batched", "pinger"):
             with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
                 print(runner.run(run(kind, args.sockets, args.seconds)), flush=True)
 
