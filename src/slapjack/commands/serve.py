@@ -63,7 +63,7 @@ def server_config(
 
     return uvicorn.Config(
         app,
-        ws=ws,  # type: ignore[arg-type]
+        ws=ws,
         log_level=log_level.lower(),
         ws_max_size=MAX_WS_FRAME,
         ws_ping_interval=20.0,
