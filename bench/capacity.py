@@ -37,6 +37,7 @@ COLUMNS = (
     ("delay_p50_ms", "p50 (ms)", "{:.1f}"),
     ("server_cpu_pct", "server CPU %", "{:.0f}"),
     ("server_us_per_player_s", "µs/player-s", "{:.0f}"),
+    ("server_us_per_frame", "µs/frame", "{:.0f}"),
     ("server_kb_per_player", "KB/player", "{:.0f}"),
     ("flips_per_s", "flips/s", "{:.0f}"),
     ("frames_per_s", "frames/s", "{:.0f}"),
