@@ -42,7 +42,9 @@ def dumps(value: Any) -> str:
 
     orjson: three times faster than ``pydantic_core.to_json`` on the update's
     parts (docs/benchmarks.md, "One process on one core"), the same text for them;
-    values orjson refuses (integers beyond 64 bits, say) go to ``to_json``."""
+    values orjson refuses (integers beyond 64 bits, say) go to ``to_json``;
+    NaN and the infinities, which no frame carries, become ``null`` (JSON has
+    no such numbers; ``to_json`` wrote ``NaN``)."""
     try:
         return orjson.dumps(value, default=_model).decode()
     except orjson.JSONEncodeError:
