@@ -1,17 +1,40 @@
-"""Load benchmark of the game server (issue 3).
+"""Load benchmark of the game server (issues 3 and 14).
 
-Starts ``slapjack serve`` as a subprocess (one server process), then, in this
-process, opens ``--players`` WebSocket clients in 4-seat rooms on loopback. The
-clients play at human pace: the player on turn flips about once a second
-(0.8-1.2 s after its turn comes), everyone slaps each Jack after a human
-reaction time (normal, mean 300 ms, sd 60 ms); finished games are rematched.
+Starts ``slapjack serve`` as a subprocess (one server process, production
+defaults: the fair referee, write-ahead SQLite, pings, seat tokens), then opens
+``--players`` WebSocket clients in 4-seat rooms on loopback from ``--procs``
+generator processes. The clients play at human pace: the player on turn flips
+about once a second (0.8-1.2 s after its turn comes), every seat slaps each
+Jack after a human reaction time (normal, mean 300 ms, sd 60 ms), every
+ping is answered with a pong; finished games are rematched.
+
+The generator is meant to cost little per frame so that it can drive
+thousands of players from one core: the clients are picows (a WebSocket
+library written in Cython) on uvloop, frames are parsed with orjson, flips and
+slaps are ``call_later`` timers, not tasks. All four seats of a room live in
+one generator process, so a flip's delay to each of them is measured on one
+clock. With ``--pin`` the server runs under ``taskset -c 0`` and every
+generator process under ``taskset -c 1`` (a 2-core machine: one core each).
+
+A generator that cannot keep up would make the server look slow (its frames
+wait in the socket buffers) or fast (it sends fewer flips): every generator
+process reports its own CPU and how late its timers fire (``gen_lag_*``), and
+``generator_ok`` is false when a process used more than 90 % of a core or its
+timers were more than 20 ms late at p99.
 
 After a ramp-up it measures for ``--seconds`` and prints: connected players,
-frames/s received, the p50/p99 delay from a client sending a flip to the update
-with that flip arriving at every client of the room, lost or out-of-order frames
-(by ``seq``), and the server's CPU and memory (from /proc).
+frames/s received, the p50/p99 delay from a client sending a flip to the
+update with that flip arriving at each client (``delay_*``) and at the last
+client of its room (``all_*``), lost or out-of-order frames (by ``seq``), the
+server's CPU (and per player-second), its memory (and per player, over the
+idle server), and the generators' CPU and lag.
 
     .venv/bin/python bench/load.py --players 2000 --seconds 30
+    .venv/bin/python bench/load.py --players 5000 --seconds 30 --pin --procs 2
+
+No server process outlives a run: the server runs in a session of its own,
+which is killed on the way out (also on Ctrl-C, SIGTERM and the overall time
+bound, ``--deadline``).
 """
 
 from __future__ import annotations
@@ -20,101 +43,152 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing as mp
 import os
 import random
+import resource
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from ipaddress import ip_address
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
-import websockets
+
+try:
+    import orjson
+    from picows import WSListener, WSMsgType, ws_connect
+except ImportError:  # pragma: no cover
+    raise SystemExit("bench/load.py needs picows and orjson: pip install picows orjson") from None
+
+loads = orjson.loads
+TEXT = WSMsgType.TEXT
+CLOSE = WSMsgType.CLOSE
 
 SEATS = 4
+SERVER_CPU = 0
+GENERATOR_CPU = 1
+
+
+# --------------------------------------------------------------- generator
 
 
 @dataclass
-class Stats:
+class WorkerStats:
     frames: int = 0
     bytes: int = 0
     delays: list[float] = field(default_factory=list)
+    """Per client: a flip sent -> the update with it at that client (ms)."""
+    all_delays: list[float] = field(default_factory=list)
+    """Per flip: sent -> the update with it at the last client of the room (ms)."""
     lost: int = 0
     out_of_order: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     connected: int = 0
     closed: int = 0
-    measuring: bool = False
+    flips_sent: int = 0
+    slaps_sent: int = 0
+    pongs_sent: int = 0
+    lateness: list[float] = field(default_factory=list)
+    """How late this process's flip/slap timers fired (ms): its own lag."""
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
 
 
-@dataclass
 class RoomRun:
-    code: str
-    sent: dict[tuple[int, int], float] = field(default_factory=dict)
-    """(game_no, flip_id after the flip) -> when a client sent it (perf_counter)."""
+    __slots__ = ("code", "sent")
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.sent: dict[tuple[int, int], list[float]] = {}
+        """(game_no, flip_id after the flip) -> [sent at, clients still to get it, last]."""
 
 
-class Player:
-    def __init__(self, url: str, room: RoomRun, token: str, stats: Stats, rng: random.Random):
-        self.url = url
+class Player(WSListener):  # type: ignore[misc]
+    """One client: a picows listener that plays at human pace."""
+
+    __slots__ = (
+        "acted_on",
+        "game_no",
+        "loop",
+        "prefix",
+        "rematched",
+        "rng",
+        "room",
+        "seq",
+        "slapped_flip",
+        "stats",
+        "token",
+        "transport",
+        "w",
+    )
+
+    def __init__(self, w: Worker, room: RoomRun, token: str, rng: random.Random) -> None:
+        self.w = w
+        self.loop = w.loop
         self.room = room
         self.token = token
-        self.stats = stats
+        self.prefix = b'{"v":1,"token":' + orjson.dumps(token) + b","
+        self.stats = w.stats
         self.rng = rng
         self.seq = 0
-        self.ws: Any = None
-        self.turn_task: asyncio.Task[None] | None = None
+        self.transport: Any = None
         self.acted_on: tuple[int, int, int] | None = None
         self.slapped_flip: tuple[int, int] | None = None
         self.rematched = -1
         self.game_no = 0
-        self.tasks: set[asyncio.Task[Any]] = set()
 
-    def spawn(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+    def itself(self) -> Player:
+        return self
 
-    async def send(self, message: dict[str, Any]) -> None:
-        with contextlib.suppress(websockets.ConnectionClosed):
-            await self.ws.send(json.dumps({"v": 1, "token": self.token, **message}))
+    # picows calls these
+    def on_ws_connected(self, transport: Any) -> None:
+        self.transport = transport
+        transport.send(TEXT, self.prefix + b'"type":"hello"}')
+        self.stats.connected += 1
 
-    async def run(self) -> None:
-        async with websockets.connect(self.url, max_size=2**20, ping_interval=None) as ws:
-            self.ws = ws
-            await ws.send(json.dumps({"v": 1, "type": "hello", "token": self.token}))
-            self.stats.connected += 1
-            try:
-                async for text in ws:
-                    self.on_frame(text)
-            except websockets.ConnectionClosed:
-                pass
-            finally:
-                self.stats.connected -= 1
-                self.stats.closed += 1
+    def on_ws_disconnected(self, transport: Any) -> None:
+        self.stats.connected -= 1
+        self.stats.closed += 1
 
-    def on_frame(self, text: str | bytes) -> None:
+    def on_ws_frame(self, transport: Any, frame: Any) -> None:
+        if frame.msg_type != TEXT:
+            if frame.msg_type == CLOSE:
+                transport.send_close(frame.get_close_code())
+                transport.disconnect()
+            return
+        data = frame.get_payload_as_bytes()
         now = time.perf_counter()
+        self.on_frame(data, now)
+
+    def send(self, body: bytes) -> None:
+        if self.transport is not None and not self.transport.is_disconnected:
+            self.transport.send(TEXT, self.prefix + body)
+
+    def on_frame(self, data: bytes, now: float) -> None:
         stats = self.stats
-        frame = json.loads(text)
+        frame = loads(data)
         kind = frame["type"]
-        if stats.measuring:
+        measuring = self.w.measuring
+        if measuring:
             stats.frames += 1
-            stats.bytes += len(text)
+            stats.bytes += len(data)
         if kind == "ping":
-            self.spawn(
-                self.ws.send(
-                    json.dumps(
-                        {"v": 1, "type": "pong", "id": frame["id"], "client_time": now * 1000}
-                    )
-                )
+            self.transport.send(
+                TEXT,
+                b'{"v":1,"type":"pong","id":%d,"client_time":%.3f}' % (frame["id"], now * 1000),
             )
+            stats.pongs_sent += measuring
             return
         if kind == "error":
             stats.errors[frame["code"]] = stats.errors.get(frame["code"], 0) + 1
@@ -122,95 +196,233 @@ class Player:
         if kind != "update":
             return
         seq = frame["seq"]
-        if stats.measuring:
+        if self.seq and measuring:
             if seq > self.seq + 1:
                 stats.lost += seq - self.seq - 1
             elif seq <= self.seq:
                 stats.out_of_order += 1
-        self.seq = max(self.seq, seq)
+        if seq > self.seq:
+            self.seq = seq
         view = frame["view"]
         if view is None:
             return
         flip_id = view["flip_id"]
         game_no = frame["room"]["game_no"]
-        if any(e["type"] == "flipped" for e in frame["events"]):
-            sent = self.room.sent.get((game_no, flip_id))
-            if sent is not None and stats.measuring:
-                stats.delays.append((now - sent) * 1000.0)
+        for e in frame["events"]:
+            if e["type"] == "flipped":
+                sent = self.room.sent.get((game_no, flip_id))
+                if sent is not None:
+                    delay = (now - sent[0]) * 1000.0
+                    sent[1] -= 1
+                    if measuring:
+                        stats.delays.append(delay)
+                        if sent[1] == 0:
+                            stats.all_delays.append(delay)
+                    if sent[1] == 0:
+                        del self.room.sent[(game_no, flip_id)]
+                break
         me = view["seat"]
         self.game_no = game_no
         if view["over"]:
             if self.rematched != game_no:
                 self.rematched = game_no
-                self.spawn(self.send({"type": "rematch"}))
+                self.send(b'"type":"rematch"}')
             return
-        if view["turn"] == me and not view["race_open"]:
+        race_open = view["race_open"]
+        if view["turn"] == me and not race_open:
             key = (game_no, flip_id, me)
             if self.acted_on != key:
                 self.acted_on = key
-                self.spawn(self.flip_later(game_no, flip_id))
-        if view["race_open"] and self.slapped_flip != (game_no, flip_id) and not view["out"][me]:
+                delay = self.rng.uniform(0.8, 1.2)
+                self.loop.call_later(delay, self.flip, game_no, flip_id, now + delay)
+        if race_open and self.slapped_flip != (game_no, flip_id) and not view["out"][me]:
             self.slapped_flip = (game_no, flip_id)
-            self.spawn(self.slap_later(game_no, flip_id))
+            reaction = max(150.0, self.rng.gauss(300.0, 60.0))
+            due = now + reaction / 1000.0
+            self.loop.call_later(reaction / 1000.0, self.slap, game_no, flip_id, reaction, due)
 
-    async def flip_later(self, game_no: int, flip_id: int) -> None:
-        await asyncio.sleep(self.rng.uniform(0.8, 1.2))
+    def flip(self, game_no: int, flip_id: int, due: float) -> None:
+        now = time.perf_counter()
+        w = self.w
+        if w.measuring:
+            self.stats.lateness.append((now - due) * 1000.0)
+            self.stats.flips_sent += 1
         if self.game_no != game_no:
             return  # the game ended meanwhile
-        self.room.sent[(game_no, flip_id + 1)] = time.perf_counter()
-        await self.send({"type": "flip", "flip_id": flip_id})
+        room = self.room
+        if len(room.sent) > 64:  # flips whose update never came (the game moved on)
+            for key in list(room.sent)[:32]:
+                del room.sent[key]
+        room.sent[(game_no, flip_id + 1)] = [now, w.room_size, 0.0]
+        self.send(b'"type":"flip","flip_id":%d}' % flip_id)
 
-    async def slap_later(self, game_no: int, flip_id: int) -> None:
-        reaction = max(150.0, self.rng.gauss(300.0, 60.0))
-        await asyncio.sleep(reaction / 1000.0)
+    def slap(self, game_no: int, flip_id: int, reaction: float, due: float) -> None:
+        if self.w.measuring:
+            self.stats.lateness.append((time.perf_counter() - due) * 1000.0)
+            self.stats.slaps_sent += 1
         if self.game_no != game_no:
             return
-        await self.send(
-            {
-                "type": "slap",
-                "flip_id": flip_id,
-                "reaction_ms": reaction,
-                "shown_at": 0.0,
-                "input_at": reaction,
-            }
+        self.send(
+            b'"type":"slap","flip_id":%d,"reaction_ms":%.1f,"shown_at":0.0,"input_at":%.1f}'
+            % (flip_id, reaction, reaction)
         )
+
+
+class Worker:
+    """One generator process: makes its rooms, connects its players, plays."""
+
+    def __init__(self, index: int, args: dict[str, Any]) -> None:
+        self.index = index
+        self.args = args
+        self.stats = WorkerStats()
+        self.measuring = False
+        self.room_size = SEATS
+        self.loop = asyncio.get_running_loop()
+        self.players: list[Player] = []
+
+    async def make_rooms(self, url: str, rooms: int) -> list[tuple[RoomRun, str]]:
+        seats: list[tuple[RoomRun, str]] = []
+        gate = asyncio.Semaphore(8)
+        limits = httpx.Limits(max_connections=8)
+        async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as http:
+
+            async def make_room() -> None:
+                async with gate:
+                    body = {"seats": SEATS, "public": False, "turn_seconds": 5}
+                    code = (await http.post("/api/rooms", json=body)).json()["code"]
+                    room = RoomRun(code)
+                    for s in range(SEATS):
+                        path = f"/api/rooms/{code}/join"
+                        joined = (await http.post(path, json={"name": f"P{s}"})).json()
+                        seats.append((room, joined["token"]))
+
+            await asyncio.gather(*(make_room() for _ in range(rooms)))
+        return seats
+
+    async def connect(self, seats: list[tuple[RoomRun, str]], ws_url: str, rate: float) -> None:
+        rng = random.Random(self.args["seed"] * 1000 + self.index)
+        pending: list[asyncio.Task[Any]] = []
+        for i, (room, token) in enumerate(seats):
+            player = Player(self, room, token, random.Random(rng.random()))
+            self.players.append(player)
+            pending.append(
+                self.loop.create_task(
+                    ws_connect(
+                        player.itself,
+                        f"{ws_url}/ws/{room.code}",
+                        enable_auto_pong=True,
+                        websocket_handshake_timeout=60,
+                    )
+                )
+            )
+            if i % SEATS == SEATS - 1:
+                await asyncio.sleep(SEATS / rate)
+        for result in await asyncio.gather(*pending, return_exceptions=True):
+            if isinstance(result, BaseException):
+                key = f"connect:{type(result).__name__}: {result}"[:120]
+                self.stats.errors[key] = self.stats.errors.get(key, 0) + 1
+
+    async def probe(self) -> None:
+        """A timer every 20 ms: the loop's own lateness, counted with the flips'."""
+        every = 0.02
+        while True:
+            due = time.perf_counter() + every
+            await asyncio.sleep(every)
+            if self.measuring:
+                self.stats.lateness.append((time.perf_counter() - due) * 1000.0)
+
+
+def worker_main(index: int, args: dict[str, Any], pipe: Connection) -> None:
+    if args["pin"]:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {GENERATOR_CPU})
+    raise_nofile()
+    import uvloop
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(_worker(index, args, pipe))
+
+
+async def _worker(index: int, args: dict[str, Any], pipe: Connection) -> None:
+    w = Worker(index, args)
+    loop = w.loop
+    seats = await w.make_rooms(args["url"], args["rooms"])
+    pipe.send(("rooms", len(seats)))
+    await w.connect(seats, args["url"].replace("http://", "ws://"), args["rate"])
+    probe = loop.create_task(w.probe())
+    await asyncio.sleep(0.5)
+    pipe.send(("connected", w.stats.connected))
+
+    async def command() -> str:
+        message: str = await loop.run_in_executor(None, pipe.recv)
+        return message
+
+    assert await command() == "measure"
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    w.measuring = True
+    assert await command() == "stop"
+    w.measuring = False
+    w.stats.cpu_s, w.stats.wall_s = time.process_time() - cpu0, time.perf_counter() - t0
+    pipe.send(("stats", asdict(w.stats)))
+    assert await command() == "quit"
+    probe.cancel()
+    for p in w.players:
+        if p.transport is not None:
+            p.transport.disconnect()
+
+
+# --------------------------------------------------------------- the server
+
+
+def raise_nofile() -> None:
+    """Sockets are files: raise the soft limit to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def start_server(
     data_dir: Path,
-    referee: str,
+    referee: str | None,
     database_url: str | None = None,
     write_behind: bool = False,
     serve_args: Sequence[str] = (),
+    pin: bool = False,
 ) -> tuple[subprocess.Popen[str], str]:
+    """``slapjack serve`` on a free loopback port, in a session of its own
+    (see :func:`stop_server`); ``pin``: under ``taskset -c 0``."""
     extra = ["--database-url", database_url] if database_url else []
+    if referee is not None:
+        extra += ["--referee", referee]
     if write_behind:
         extra.append("--write-behind")
     extra.extend(serve_args)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "slapjack.cli",
-            "serve",
-            "--port",
-            "0",
-            "--data-dir",
-            str(data_dir),
-            "--log-level",
-            "warning",
-            "--referee",
-            referee,
-            "--no-rate-limits",  # every simulated player comes from this one address
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    command = [
+        sys.executable,
+        "-m",
+        "slapjack.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(data_dir),
+        "--log-level",
+        "warning",
+        "--no-rate-limits",  # every simulated player comes from this one address
+        *extra,
+    ]
+    if pin:
+        taskset = shutil.which("taskset")
+        if taskset is None:
+            raise SystemExit("--pin needs taskset (util-linux)")
+        command = [taskset, "-c", str(SERVER_CPU), *command]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if "http://" not in line:
-        proc.kill()
+        stop_server(proc)
         raise SystemExit(f"server did not start: {line!r}")
     url = line.strip().rsplit(" ", 1)[-1].rstrip("/")
     for _ in range(200):
@@ -219,8 +431,20 @@ def start_server(
                 return proc, url
         except httpx.HTTPError:
             time.sleep(0.05)
-    proc.kill()
+    stop_server(proc)
     raise SystemExit("server did not answer")
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM to the server's whole session, SIGKILL after 10 s."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(10)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(5)
 
 
 def proc_cpu_seconds(pid: int) -> float:
@@ -255,148 +479,239 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q / 100.0 * len(values)))]
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    data_dir = Path(tempfile.mkdtemp(prefix="slapjack-load-"))
-    if args.url:
-        proc, url = None, args.url.rstrip("/")
-    else:
-        proc, url = start_server(
-            data_dir,
-            args.referee,
-            args.database_url,
-            args.write_behind,
-            shlex.split(args.serve_args),
-        )
-    pid = int(httpx.get(f"{url}/api/metrics").json()["pid"])
-    ws_url = url.replace("http://", "ws://")
-    stats = Stats()
-    rng = random.Random(args.seed)
-    tasks: list[asyncio.Task[None]] = []
+def check_loopback(url: str) -> None:
+    host = urlsplit(url).hostname or ""
     try:
-        rooms = args.players // SEATS
-        t_ramp = time.perf_counter()
-        limits = httpx.Limits(max_connections=16)
-        seats: list[tuple[RoomRun, str]] = []
-        gate = asyncio.Semaphore(16)
-        async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
+        loopback = host == "localhost" or ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise SystemExit(f"load only goes to loopback, not {host!r}")
 
-            async def make_room() -> None:
-                async with gate:
-                    body = {"seats": SEATS, "public": False, "turn_seconds": 5}
-                    code = (await http.post("/api/rooms", json=body)).json()["code"]
-                    room = RoomRun(code)
-                    for s in range(SEATS):
-                        path = f"/api/rooms/{code}/join"
-                        joined = (await http.post(path, json={"name": f"P{s}"})).json()
-                        seats.append((room, joined["token"]))
 
-            await asyncio.gather(*(make_room() for _ in range(rooms)))
-        print(f"  {rooms} rooms made in {time.perf_counter() - t_ramp:.1f} s", file=sys.stderr)
-        for i, (room, token) in enumerate(seats):
-            player = Player(
-                f"{ws_url}/ws/{room.code}", room, token, stats, random.Random(rng.random())
+# --------------------------------------------------------------- one run
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """One measurement; the server (if this started it) is gone when it returns."""
+    raise_nofile()
+    if args.pin:
+        os.sched_setaffinity(0, {GENERATOR_CPU})
+    data_dir = Path(tempfile.mkdtemp(prefix="slapjack-load-"))
+    proc: subprocess.Popen[str] | None = None
+    workers: list[tuple[Any, Connection]] = []
+    try:
+        if args.url:
+            check_loopback(args.url)
+            url = args.url.rstrip("/")
+        else:
+            proc, url = start_server(
+                data_dir,
+                args.referee,
+                args.database_url,
+                args.write_behind,
+                shlex.split(args.serve_args),
+                args.pin,
             )
-            tasks.append(asyncio.create_task(player.run()))
-            if i % SEATS == SEATS - 1:
-                await asyncio.sleep(SEATS / args.ramp_rate)
-            if i % 400 == 399:
-                print(f"  {stats.connected} players connected", file=sys.stderr)
-        await asyncio.sleep(args.settle)
+        pid = int(httpx.get(f"{url}/api/metrics", timeout=60).json()["pid"])
+        rss_idle, _ = proc_memory_mb(pid)
+        rooms = args.players // SEATS
+        procs = max(1, min(args.procs, rooms))
+        ctx = mp.get_context("spawn")
+        t_ramp = time.perf_counter()
+        for i in range(procs):
+            share = rooms // procs + (1 if i < rooms % procs else 0)
+            params = {
+                "url": url,
+                "rooms": share,
+                "rate": args.ramp_rate / procs,
+                "seed": args.seed,
+                "pin": args.pin,
+            }
+            here, there = ctx.Pipe()
+            p = ctx.Process(target=worker_main, args=(i, params, there), daemon=True)
+            p.start()
+            workers.append((p, here))
+
+        def gather(kind: str) -> list[Any]:
+            out = []
+            for p, pipe in workers:
+                try:
+                    if not pipe.poll(args.deadline):
+                        raise SystemExit(f"generator {p.pid} did not answer ({kind})")
+                    got, value = pipe.recv()
+                except EOFError:
+                    raise SystemExit(f"generator {p.pid} died ({kind})") from None
+                assert got == kind, (got, kind)
+                out.append(value)
+            return out
+
+        made = sum(gather("rooms"))
+        print(
+            f"  {made // SEATS} rooms made in {time.perf_counter() - t_ramp:.1f} s", file=sys.stderr
+        )
+        connected = sum(gather("connected"))
+        print(f"  {connected} players connected", file=sys.stderr)
+        time.sleep(args.settle)
         ramp_s = time.perf_counter() - t_ramp
+        httpx.get(f"{url}/api/metrics", params={"reset": True}, timeout=60)
         cpu0, t0 = proc_cpu_seconds(pid), time.perf_counter()
-        me0 = proc_cpu_seconds(os.getpid())
-        httpx.get(f"{url}/api/metrics", params={"reset": True})
-        stats.measuring = True
-        await asyncio.sleep(args.seconds)
-        stats.measuring = False
+        for _, pipe in workers:
+            pipe.send("measure")
+        time.sleep(args.seconds)
         cpu1, t1 = proc_cpu_seconds(pid), time.perf_counter()
-        me1 = proc_cpu_seconds(os.getpid())
+        for _, pipe in workers:
+            pipe.send("stop")
         rss, hwm = proc_memory_mb(pid)
+        parts = gather("stats")
         server_metrics = httpx.get(
-            f"{url}/api/metrics", params={"objects": True}, timeout=30
+            f"{url}/api/metrics", params={"objects": True}, timeout=60
         ).json()
+        for _, pipe in workers:
+            pipe.send("quit")
         wall = t1 - t0
-        if os.environ.get("LOAD_DEBUG"):
-            print(sorted(stats.delays)[-40:], file=sys.stderr)
-        result = {
-            "players": args.players,
-            "rooms": rooms,
-            "connected": stats.connected,
-            "closed": stats.closed,
-            "ramp_s": round(ramp_s, 1),
-            "seconds": round(wall, 1),
-            "frames_per_s": round(stats.frames / wall, 1),
-            "kbytes_per_s": round(stats.bytes / wall / 1024, 1),
-            "flip_delays": len(stats.delays),
-            "delay_p50_ms": round(pct(stats.delays, 50), 2),
-            "delay_p99_ms": round(pct(stats.delays, 99), 2),
-            "delay_max_ms": round(max(stats.delays), 2) if stats.delays else None,
-            "delay_mean_ms": round(statistics.fmean(stats.delays), 2) if stats.delays else None,
-            "lost": stats.lost,
-            "out_of_order": stats.out_of_order,
-            "errors": stats.errors,
-            "server_cpu_pct": round(100.0 * (cpu1 - cpu0) / wall, 1),
-            "server_rss_mb": round(rss, 1),
-            "generator_cpu_pct": round(100.0 * (me1 - me0) / wall, 1),
-            "load_average": round(os.getloadavg()[0], 2),
-            "cpu_pressure_pct": cpu_pressure(),
-            "server": server_metrics,
-            "server_peak_rss_mb": round(hwm, 1),
-        }
-        return result
+        return summarise(args, parts, server_metrics, wall, cpu1 - cpu0, rss, hwm, rss_idle, ramp_s)
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        for p, _pipe in workers:
+            p.join(10)
+            if p.is_alive():
+                p.kill()
         if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
+def summarise(
+    args: argparse.Namespace,
+    parts: list[dict[str, Any]],
+    server_metrics: dict[str, Any],
+    wall: float,
+    server_cpu_s: float,
+    rss: float,
+    hwm: float,
+    rss_idle: float,
+    ramp_s: float,
+) -> dict[str, Any]:
+    def total(key: str) -> int:
+        return sum(int(p[key]) for p in parts)
+
+    delays = [d for p in parts for d in p["delays"]]
+    all_delays = [d for p in parts for d in p["all_delays"]]
+    lateness = [d for p in parts for d in p["lateness"]]
+    errors: dict[str, int] = {}
+    for p in parts:
+        for k, v in p["errors"].items():
+            errors[k] = errors.get(k, 0) + v
+    gen_cpu = [100.0 * p["cpu_s"] / max(p["wall_s"], 1e-9) for p in parts]
+    connected = total("connected")
+    players = args.players - args.players % SEATS
+    lag_p99 = pct(lateness, 99)
+    frames_both = total("frames") + total("flips_sent") + total("slaps_sent") + total("pongs_sent")
+    # (frames the server wrote, as the clients counted them, and the game
+    # frames and pongs it read: a per-frame cost that does not flatter a
+    # server that was starved of CPU and so sent fewer pings and updates)
+    return {
+        "players": players,
+        "rooms": players // SEATS,
+        "referee": args.referee or "default (fair)",
+        "connected": connected,
+        "closed": total("closed"),
+        "ramp_s": round(ramp_s, 1),
+        "seconds": round(wall, 1),
+        "frames_per_s": round(total("frames") / wall, 1),
+        "kbytes_per_s": round(total("bytes") / wall / 1024, 1),
+        "flips_per_s": round(total("flips_sent") / wall, 1),
+        "slaps_per_s": round(total("slaps_sent") / wall, 1),
+        "pongs_per_s": round(total("pongs_sent") / wall, 1),
+        "flip_delays": len(delays),
+        "delay_p50_ms": round(pct(delays, 50), 2),
+        "delay_p99_ms": round(pct(delays, 99), 2),
+        "delay_max_ms": round(max(delays), 2) if delays else None,
+        "delay_mean_ms": round(statistics.fmean(delays), 2) if delays else None,
+        "all_p50_ms": round(pct(all_delays, 50), 2),
+        "all_p99_ms": round(pct(all_delays, 99), 2),
+        "lost": total("lost"),
+        "out_of_order": total("out_of_order"),
+        "errors": errors,
+        "server_cpu_pct": round(100.0 * server_cpu_s / wall, 1),
+        "server_us_per_player_s": round(1e6 * server_cpu_s / wall / max(connected, 1), 1),
+        "server_us_per_frame": round(1e6 * server_cpu_s / max(frames_both, 1), 1),
+        "server_rss_mb": round(rss, 1),
+        "server_kb_per_player": round(1024 * (rss - rss_idle) / max(connected, 1), 1),
+        "server_peak_rss_mb": round(hwm, 1),
+        "generator_procs": len(parts),
+        "generator_cpu_pct": [round(c, 1) for c in gen_cpu],
+        "gen_lag_p50_ms": round(pct(lateness, 50), 2),
+        "gen_lag_p99_ms": round(lag_p99, 2),
+        "gen_lag_max_ms": round(max(lateness), 2) if lateness else None,
+        "generator_ok": bool(
+            (not gen_cpu or max(gen_cpu) < 90.0)
+            and sum(gen_cpu) < 90.0 * (1 if args.pin else os.cpu_count() or 1)
+            and lag_p99 < 20.0
+        ),
+        "pinned": args.pin,
+        "load_average": round(os.getloadavg()[0], 2),
+        "cpu_pressure_pct": cpu_pressure(),
+        "server": server_metrics,
+    }
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--players", type=int, default=2000, help="WebSocket clients (4 per room)")
-    parser.add_argument("--seconds", type=float, default=30.0, help="measurement time")
-    parser.add_argument(
-        "--ramp-rate", type=float, default=400.0, help="players connected per second"
-    )
-    parser.add_argument(
+    p.add_argument("--players", type=int, default=2000, help="WebSocket clients (4 per room)")
+    p.add_argument("--seconds", type=float, default=30.0, help="measurement time")
+    p.add_argument("--ramp-rate", type=float, default=400.0, help="players connected per second")
+    p.add_argument(
         "--settle", type=float, default=5.0, help="seconds between ramp-up and measuring"
     )
-    parser.add_argument("--referee", choices=["fair", "arrival"], default="arrival")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--write-behind", action="store_true", help="run the server with --write-behind"
+    p.add_argument(
+        "--referee", choices=["fair", "arrival"], default=None, help="default: the server's (fair)"
     )
-    parser.add_argument("--url", default=None, help="use a running server (same machine)")
-    parser.add_argument(
+    p.add_argument("--procs", type=int, default=2, help="generator processes")
+    p.add_argument(
+        "--pin", action="store_true", help="server on CPU 0, generators on CPU 1 (taskset)"
+    )
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--write-behind", action="store_true", help="run the server with --write-behind")
+    p.add_argument("--url", default=None, help="use a running server (loopback only)")
+    p.add_argument(
         "--database-url", default=None, help="passed to slapjack serve (default: SQLite file)"
     )
-    parser.add_argument(
+    p.add_argument(
         "--serve-args", default="", help='more options for slapjack serve, e.g. "--compress"'
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    args = parser.parse_args()
-    if args.players < SEATS:
-        parser.error("--players must be at least 4")
-    try:
-        import uvloop
+    p.add_argument(
+        "--deadline", type=float, default=300.0, help="give up after this many seconds of waiting"
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
 
-        uvloop.install()
-    except ImportError:  # pragma: no cover
-        pass
-    result = asyncio.run(run(args))
+
+def _bounded(seconds: float) -> None:
+    """SIGALRM (and SIGTERM) end the run through its ``finally`` clauses."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(f"load run stopped by signal {signum}")
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGALRM, stop)
+    signal.alarm(int(seconds))
+
+
+def main() -> None:
+    p = parser()
+    args = p.parse_args()
+    if args.players < SEATS:
+        p.error("--players must be at least 4")
+    _bounded(args.deadline + args.seconds + args.settle + args.players / args.ramp_rate + 60)
+    result = run(args)
     if args.json:
         print(json.dumps(result))
         return
     for key, value in result.items():
-        print(f"{key:>20}: {value}")
+        print(f"{key:>24}: {value}")
 
 
 if __name__ == "__main__":

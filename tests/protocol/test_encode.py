@@ -149,3 +149,14 @@ def test_welcome_ping_and_error_frames_are_their_models() -> None:
     closing = error_frame("room_closed", "room closed", with_id=False)
     assert json.loads(closing) == {"type": "error", "code": "room_closed", "message": "room closed"}
     assert isinstance(SERVER_MESSAGE.validate_json(closing), ErrorFrame)
+
+
+def test_dumps_is_compact_utf8_and_takes_what_orjson_refuses() -> None:
+    assert dumps({"name": "Jörg", "n": [1, 2.5, None, True]}) == (
+        '{"name":"Jörg","n":[1,2.5,null,true]}'
+    )
+    assert dumps({"big": 2**70}) == '{"big":1180591620717411303424}'  # beyond orjson's 64 bits
+    assert dumps(SeatInfo(seat=1, name="A", bot=None, connected=True)) == (
+        SeatInfo(seat=1, name="A", bot=None, connected=True).model_dump_json()
+    )
+    assert dumps({"x": float("nan")}) == '{"x":null}'

@@ -185,3 +185,49 @@ def test_offset_alone_is_the_profiles_offset(legs: list[tuple[float, float, floa
         prof = sync.profile()
         assert prof is not None and alone == prof.offset
         assert sync.rtts() == sorted(s.rtt for s in sync.samples)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 40).map(float),  # few distinct round trips: many ties
+            st.floats(-500.0, 500.0, allow_nan=False),
+        ),
+        min_size=1,
+        max_size=200,
+    ),
+    st.integers(1, 70),
+    st.integers(1, 12),
+)
+def test_the_kept_order_is_a_sort_of_the_window(
+    exchanges: list[tuple[float, float]], window: int, best: int
+) -> None:
+    """The window is kept sorted by round trip as samples come and go: after
+    every pong the offset and the profile are those of a fresh stable sort."""
+    sync = ClockSync(window=window, best=best)
+    for i, (rtt, client) in enumerate(exchanges):
+        t = 100.0 * i
+        sync.add(SyncSample(t, client + t, t + rtt))
+        ordered = sorted(sync.samples, key=lambda s: s.rtt)  # stable: ties by arrival
+        chosen = ordered[:best]
+        expected = quantile(sorted(s.offset for s in chosen), 0.5)
+        assert sync.offset() == expected
+        if i % 7 == 0:
+            prof = sync.profile()
+            assert prof is not None
+            assert sync.rtts() == [s.rtt for s in ordered]
+            assert prof.offset == expected
+            assert prof.offset_error == chosen[-1].rtt / 2.0
+            assert prof.samples == len(ordered) == min(i + 1, window)
+
+
+def test_a_window_changed_from_outside_is_sorted_again() -> None:
+    sync = ClockSync(window=8, best=2)
+    for i, rtt in enumerate((5.0, 1.0, 3.0)):
+        sync.add(SyncSample(10.0 * i, 10.0 * i + 1.0, 10.0 * i + rtt))
+    sync.samples.clear()
+    assert sync.offset() is None
+    sync.samples.append(SyncSample(0.0, 7.0, 4.0))
+    assert sync.offset() == 5.0
+    sync.add(SyncSample(10.0, 20.0, 12.0))
+    assert sync.rtts() == [2.0, 4.0]

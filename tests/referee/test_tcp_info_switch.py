@@ -16,6 +16,7 @@ import websockets
 from typer.testing import CliRunner
 
 import slapjack.server
+import slapjack.server.pings as pings_module
 import slapjack.server.sockets as app_module
 from slapjack.cli import app as cli
 from slapjack.server import create_app
@@ -29,7 +30,7 @@ async def pongs_and_transport_calls(
 ) -> list[tuple[float, float, float | None]]:
     """Answer two pings of a real server whose kernel always has an estimate;
     what reached the room's referee."""
-    monkeypatch.setattr(app_module, "PING_FIRST_S", 0.01)
+    monkeypatch.setattr(pings_module, "PING_FIRST_S", 0.01)
     monkeypatch.setattr(app_module, "tcp_rtt", lambda ws: KERNEL_SAYS)
     seen: list[tuple[float, float, float | None]] = []
     original = Room.on_transport_rtt

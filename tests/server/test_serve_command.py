@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,31 @@ def test_a_busy_port_is_named(tmp_path: Path) -> None:
         )
     assert result.exit_code != 0
     assert f"cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def test_unknown_websocket_implementation_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["serve", "--ws", "picows", "--port", "0", "--data-dir", str(tmp_path)]
+    )
+    assert result.exit_code != 0
+    assert "--ws must be one of auto, websockets-sansio, websockets, wsproto" in result.output
+
+
+def test_the_websocket_implementation_reaches_uvicorn() -> None:
+    from slapjack.commands.serve import WS_IMPLEMENTATIONS, server_config
+
+    async def asgi(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("not served")
+
+    classes = set()
+    for ws in WS_IMPLEMENTATIONS:
+        config = server_config(asgi, "warning", ws=ws)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # uvicorn deprecates its legacy websockets
+            config.load()
+        assert config.ws == ws
+        classes.add(config.ws_protocol_class)
+    assert len(classes) == len(WS_IMPLEMENTATIONS) - 1  # auto is one of the others
 
 
 def test_game_sockets_skip_compression_unless_asked() -> None:

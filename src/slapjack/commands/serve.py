@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     import uvicorn
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+WS_IMPLEMENTATIONS = ("auto", "websockets-sansio", "websockets", "wsproto")
+"""uvicorn's WebSocket implementations (``--ws``); ``auto`` is its own choice."""
 
 MAX_WS_FRAME = 65536
 """Frames above this are refused by the WebSocket layer itself (close 1009);
@@ -48,16 +50,20 @@ def tune_runtime() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 
-def server_config(app: Any, log_level: str, *, compress: bool = False) -> uvicorn.Config:
+def server_config(
+    app: Any, log_level: str, *, compress: bool = False, ws: str = "auto"
+) -> uvicorn.Config:
     """uvicorn's settings for the game server.
 
     Game frames are small (under 2 KB) and latency matters more than bytes:
     permessage-deflate is off unless ``compress``; the event loop is uvloop
-    when installed (uvicorn's ``auto``)."""
+    when installed (uvicorn's ``auto``); ``ws`` is one of
+    :data:`WS_IMPLEMENTATIONS`."""
     import uvicorn
 
     return uvicorn.Config(
         app,
+        ws=ws,
         log_level=log_level.lower(),
         ws_max_size=MAX_WS_FRAME,
         ws_ping_interval=20.0,
@@ -170,6 +176,14 @@ def serve(
             "empty rooms and each socket's flood limits stay.",
         ),
     ] = True,
+    ws: Annotated[
+        str,
+        typer.Option(
+            "--ws",
+            metavar="IMPL",
+            help="uvicorn's WebSocket implementation: " + ", ".join(WS_IMPLEMENTATIONS) + ".",
+        ),
+    ] = "auto",
     _version: VersionOption = False,
 ) -> None:
     """Start the web game and print its address."""
@@ -181,6 +195,8 @@ def serve(
 
     if referee is not None and referee not in REFEREES:
         raise CommandError(f"--referee must be one of {', '.join(REFEREES)}, got {referee!r}")
+    if ws not in WS_IMPLEMENTATIONS:
+        raise CommandError(f"--ws must be one of {', '.join(WS_IMPLEMENTATIONS)}, got {ws!r}")
     if log_level.lower() not in LOG_LEVELS:
         raise CommandError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     logging.basicConfig(
@@ -242,7 +258,7 @@ def serve(
         typer.echo(f"Invite links use {invite}/")
     if local_only(invite or addresses[0]):
         typer.echo("  (they work on this machine only: --lan invites your local network)")
-    config = server_config(app, log_level, compress=compress)
+    config = server_config(app, log_level, compress=compress, ws=ws)
     server = uvicorn.Server(config)
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
         runner.run(_serve(server, sock))

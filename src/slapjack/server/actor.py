@@ -16,6 +16,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from slapjack.core import SlapjackError
@@ -46,6 +47,10 @@ class Actor:
         self._behind: deque[StoreOp] = deque()
         self._writer: asyncio.Task[None] | None = None
         self._frames: list[tuple[Conn, str]] = []
+        self._enqueued = 0
+        """Inputs queued so far (a batch stays open while this has not moved)."""
+        self._batch: list[tuple[Callable[..., Any], tuple[Any, ...]]] | None = None
+        self._batch_at = -1
 
     def now(self) -> float:
         """The actor's clock, in milliseconds."""
@@ -107,11 +112,35 @@ class Actor:
 
     def submit(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` to run in the task."""
+        self._enqueued += 1
         self._queue.put_nowait((fn, None, time.perf_counter()))
+
+    def submit_batched(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Queue ``fn(*args)`` to run in the task, in the same input as the
+        previous ``submit_batched`` call if nothing else was queued since and
+        that input has not run yet: a burst of pings and pongs costs the task
+        one wake-up, and every input still runs in the order it came."""
+        batch = self._batch
+        if batch is None or self._batch_at != self._enqueued:
+            batch = self._batch = []
+            self.submit(partial(self._run_batch, batch))
+            self._batch_at = self._enqueued
+        batch.append((fn, args))
+
+    def _run_batch(self, batch: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
+        if self._batch is batch:
+            self._batch = None
+        for fn, args in batch:
+            try:
+                fn(*args)
+            except Exception as exc:
+                if not isinstance(exc, SlapjackError):
+                    log.exception("%s: input failed", self.name)
 
     async def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` in the task and return its result (or raise its error)."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._enqueued += 1
         self._queue.put_nowait((fn, fut, time.perf_counter()))
         return await fut
 

@@ -25,13 +25,12 @@ make it slower without delaying all its packets, its slaps included.
 
 from __future__ import annotations
 
-import heapq
+import bisect
 import math
 import struct
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Final
 
 from slapjack.core import SlapjackError
@@ -92,9 +91,6 @@ def quantile(sorted_values: Sequence[float], q: float) -> float:
     hi = min(lo + 1, len(sorted_values) - 1)
     frac = pos - lo
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
-
-
-_RTT: Final = attrgetter("rtt")
 
 
 def mad(values: Iterable[float]) -> float:
@@ -187,6 +183,13 @@ class ClockSync:
         """Pongs ignored: unknown or repeated ids, or later than :data:`MAX_RTT_MS`."""
         self._profile: NetworkProfile | None = None
         self._rtts: list[float] = []
+        self._added = 0
+        self._keys: deque[tuple[float, int, float]] = deque()
+        """``(rtt, n, offset)`` of each sample in :attr:`samples`, in the same order."""
+        self._by_rtt: list[tuple[float, int, float]] = []
+        """The same keys sorted by round trip (then by arrival): kept sorted as
+        samples come and go, so a pong costs a binary search, not a sort of the window."""
+        self._offset: float | None = None
 
     # ------------------------------------------------------------ input
 
@@ -221,8 +224,17 @@ class ClockSync:
         """Add a sample directly (tests, or a sample measured elsewhere)."""
         if sample.rtt < 0:
             raise ClockSyncError("a sample's RTT cannot be negative", code="time_backwards")
+        by_rtt = self._ordered()
+        keys = self._keys
+        if len(self.samples) == self.samples.maxlen:
+            del by_rtt[bisect.bisect_left(by_rtt, keys.popleft())]
+        self._added += 1
+        key = (sample.rtt, self._added, sample.offset)
+        keys.append(key)
+        bisect.insort(by_rtt, key)
         self.samples.append(sample)
         self._profile = None
+        self._offset = None
 
     def set_transport(
         self,
@@ -240,6 +252,18 @@ class ClockSync:
         self.transport = Transport(srtt, var, low, _finite("now_ms", now_ms))
         self._profile = None
 
+    def _ordered(self) -> list[tuple[float, int, float]]:
+        """The window's keys sorted by round trip (rebuilt if :attr:`samples`
+        was changed other than through :meth:`add`)."""
+        keys = self._keys
+        if len(keys) != len(self.samples):
+            keys.clear()
+            keys.extend((s.rtt, i, s.offset) for i, s in enumerate(self.samples, self._added))
+            self._added += len(keys)
+            self._by_rtt[:] = sorted(keys)
+            self._offset = None
+        return self._by_rtt
+
     # ------------------------------------------------------------ output
 
     def rtts(self) -> list[float]:
@@ -253,10 +277,10 @@ class ClockSync:
         of the profile (called for every pong)."""
         if self._profile is not None:
             return self._profile.offset
-        if not self.samples:
-            return None
-        best = heapq.nsmallest(self.best, self.samples, key=_RTT)
-        return quantile(sorted(s.offset for s in best), 0.5)
+        ordered = self._ordered()
+        if self._offset is None and ordered:
+            self._offset = quantile(sorted(k[2] for k in ordered[: self.best]), 0.5)
+        return self._offset
 
     def profile(self) -> NetworkProfile | None:
         """The connection's network profile, or ``None`` before any sample."""
@@ -264,10 +288,10 @@ class ClockSync:
             return self._profile
         if not self.samples:
             return None
-        ordered = sorted(self.samples, key=_RTT)
-        rtts = self._rtts = [s.rtt for s in ordered]
+        ordered = self._ordered()
+        rtts = self._rtts = [k[0] for k in ordered]
         best = ordered[: self.best]
-        offsets = sorted(s.offset for s in best)
+        offsets = sorted(k[2] for k in best)
         self._profile = NetworkProfile(
             samples=len(rtts),
             rtt_min=rtts[0],
@@ -276,7 +300,7 @@ class ClockSync:
             rtt_high=quantile(rtts, self.high_quantile),
             rtt_mad=mad(rtts),
             offset=quantile(offsets, 0.5),
-            offset_error=best[-1].rtt / 2.0,
+            offset_error=best[-1][0] / 2.0,
             transport=self.transport,
         )
         return self._profile

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable
-from functools import partial
 from typing import Any, Literal
 
 from slapjack.bots import make_bot
@@ -329,20 +328,23 @@ class Room(Actor):
             self.after(force=True)
 
     def on_pong(self, conn: Conn, ping_id: int, client_time: float, at: float) -> None:
-        """A clock-sync pong (any task): the referee learns it in the room's task."""
+        """A clock-sync pong (any task): the referee learns it in the room's task
+        (pongs that come together are one input, :meth:`Actor.submit_batched`)."""
         if conn.seat is not None:
-            self.submit(partial(self.referee.on_pong, conn.seat, ping_id, client_time, at))
+            self.submit_batched(self.referee.on_pong, conn.seat, ping_id, client_time, at)
 
     def on_transport_rtt(
         self, conn: Conn, rtt: tuple[float, float, float | None], at: float
     ) -> None:
         """The kernel's RTT estimate for ``conn`` (``TCP_INFO``), for the referee."""
         if conn.seat is not None:
-            self.submit(partial(self.referee.on_transport_rtt, conn.seat, *rtt, at))
+            self.submit_batched(self.referee.on_transport_rtt, conn.seat, *rtt, at)
 
     def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
+        """A clock-sync ping queued for ``conn`` (the pinger's tick: its pings
+        for one room are one input)."""
         if conn.seat is not None:
-            self.submit(partial(self.referee.on_ping_sent, conn.seat, ping_id, at))
+            self.submit_batched(self.referee.on_ping_sent, conn.seat, ping_id, at)
 
     def handle(self, conn: Conn, msg: Any, at: float) -> None:
         """A validated client frame (room task); see :mod:`.inputs`."""

@@ -26,53 +26,19 @@ from slapjack.protocol import (
     Hello,
     Pong,
     answer_id,
-    ping_frame,
     refusal,
 )
 
 from .clocksync import TCP_INFO_SIZE, parse_tcp_info
-from .connection import CLOSE_NOT_READING, Conn, KeyedLimiter, Limits
+from .connection import Conn, KeyedLimiter, Limits
 from .metrics import METRICS
+from .pings import Pinger
 from .room import Room
 
 log = logging.getLogger(__name__)
 
-PING_FIRST_S = 0.25
-PING_FIRST_COUNT = 8
-"""Clock-sync pings sent quickly after hello (the fair referee needs a few samples)."""
-PING_EVERY_S = 1.0
-"""Then one a second: the referee's shift tests compare a seat's slaps with its
-pings, and a phone's jitter needs many pings for a small forgery to show
-(measured in docs/benchmarks.md: a ping every 2 s let a 30 ms forger on a 4G
-seat keep its gain twice as long). A ping is a few dozen bytes each way."""
 CLOSE_FLOOD: Final = 1008
 """Close code of a socket that sends too many frames, or one socket too many from its address."""
-ABORT_AFTER_S: Final = 2.0
-"""A socket closed as not reading whose close frame cannot even be written
-after this long is dropped (TCP abort)."""
-
-
-async def _pinger(room: Room, conn: Conn, ws: WebSocket | None, not_reading_s: float) -> None:
-    """Clock-sync pings, and the check that the client still reads its frames."""
-    ping_id = 0
-    delay = PING_FIRST_S
-    while not conn.closed:
-        await asyncio.sleep(delay)
-        if ws is not None and not conn.closed and not_reading(conn, ws, not_reading_s):
-            log.warning("room %s: %r does not read its frames: closing it (1013)", room.code, conn)
-            METRICS.count(f"close:{CLOSE_NOT_READING}")
-            conn.close(CLOSE_NOT_READING, "not reading", drop=True)
-            await asyncio.sleep(ABORT_AFTER_S)
-            if conn.waiting_s() >= ABORT_AFTER_S:  # not even the close frame went out
-                _abort(ws)
-            return
-        if not conn.greeted:
-            continue
-        ping_id += 1
-        now = room.now()
-        conn.send(ping_frame(ping_id, round(now, 3)))
-        room.on_ping_sent(conn, ping_id, now)
-        delay = PING_FIRST_S if ping_id < PING_FIRST_COUNT else PING_EVERY_S
 
 
 def _ws_protocol(ws: WebSocket) -> Any:
@@ -165,11 +131,14 @@ async def serve_socket(
     transport_rtt: bool = True,
     limits: Limits | None = None,
     tokens: KeyedLimiter | None = None,
+    pinger: Pinger | None = None,
 ) -> None:
     """Read one client's frames until it leaves; check each at the edge.
     ``transport_rtt``: after each pong, pass the kernel's round-trip estimate
     (:func:`tcp_rtt`) to the room's referee. ``tokens`` limits the game frames
-    of one seat token over all of its sockets.
+    of one seat token over all of its sockets. ``pinger`` pings the socket
+    for clock sync and checks that it reads (the server's one
+    :class:`~slapjack.server.pings.Pinger`; ``None``: one of its own).
 
     Each frame counts toward one of the socket's limits: ``hello`` and ``pong``
     toward ``control`` (``limits.control_*``), everything else (game frames and
@@ -183,7 +152,8 @@ async def serve_socket(
         control_burst=lim.control_burst,
     )
     writer = asyncio.create_task(conn.writer())
-    pinger = asyncio.create_task(_pinger(room, conn, ws, lim.not_reading_s))
+    pings = pinger if pinger is not None else Pinger()
+    pings.add(room, conn, partial(not_reading, conn, ws, lim.not_reading_s), partial(_abort, ws))
     try:
         while not conn.closed:
             message = await ws.receive()
@@ -237,7 +207,7 @@ async def serve_socket(
     except WebSocketDisconnect:
         pass
     finally:
-        pinger.cancel()
+        pings.discard(conn)
         room.submit(partial(room.disconnect, conn))
         conn.close(1000)
         try:

@@ -1,4 +1,4 @@
-"""What the routes share: the lobby, the limits and the per-address limiters."""
+"""What the routes share: the lobby, the limits, the per-address limiters and the pinger."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from starlette.requests import HTTPConnection
 from ..connection import KeyedLimiter, Limits, client_key, per_minute, retry_seconds
 from ..lobby import Lobby
 from ..metrics import METRICS
+from ..pings import Pinger
 
 
 def error(
@@ -42,6 +43,8 @@ class ServerContext:
     tokens: KeyedLimiter = field(init=False)
     sockets: Counter[str] = field(default_factory=Counter)
     """Open WebSockets per client address."""
+    pinger: Pinger = field(default_factory=Pinger)
+    """Every socket's clock-sync pings, on one timer."""
 
     def __post_init__(self) -> None:
         lim = self.limits

@@ -40,7 +40,14 @@ async def ws_endpoint(ws: WebSocket, code: str) -> None:
         return
     ctx.sockets[key] += 1
     try:
-        await serve_socket(room, ws, transport_rtt=ctx.transport_rtt, limits=lim, tokens=ctx.tokens)
+        await serve_socket(
+            room,
+            ws,
+            transport_rtt=ctx.transport_rtt,
+            limits=lim,
+            tokens=ctx.tokens,
+            pinger=ctx.pinger,
+        )
     finally:
         ctx.sockets[key] -= 1
         if ctx.sockets[key] <= 0:
