@@ -46,6 +46,7 @@ import contextlib
 import json
 import os
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -72,11 +73,11 @@ TIMING = {
     "deadlock_ms": 300.0,
     "grace_ms": 2000.0,
     "call_grace_ms": 200.0,
-    "idle_close_ms": 5000.0,
+    "idle_close_ms": 8000.0,
     "turn_ms": 2500.0,
     "bot_pace": 0.3,
 }
-"""The soak rooms' timers: quick games; a room nobody is connected to closes after 5 s."""
+"""The soak rooms' timers: quick games; a room nobody is connected to closes after 8 s."""
 PLAYER_ERRORS = {"stale_flip", "not_your_turn", "not_settled", "game_over", "player_out"}
 """Error codes a player may get in a fair game (races with timers and covering bots)."""
 RESTART_CLOSES = {1006, 1011, 1012}
@@ -127,6 +128,8 @@ class Stats:
     restarts: int = 0
     lost_frames: int = 0
     lost_before_start: int = 0
+    rematches: int = 0
+    """Finished games that were a rematch (a room's second or third)."""
     closed_while_away: int = 0
     player_errors: Counter[str] = field(default_factory=Counter)
     hostile: dict[str, Counter[str]] = field(default_factory=dict)
@@ -273,6 +276,10 @@ class RoomRun:
     """When the last of them lost its socket (monotonic), while none has one."""
     closed_away: bool = False
     """Closed by its idle timer while none of its players had a socket."""
+    hostile: int = 0
+    """Hostile clients on the room now."""
+    hostile_left: float = 0.0
+    """When the last hostile client left it (monotonic)."""
 
 
 class Player:
@@ -292,6 +299,8 @@ class Player:
         self.sent: set[tuple[str, int, int]] = set()
         self.seq = 0
         self.drop_in_game: int | None = None
+        self.bound = False
+        """The server has welcomed this socket (it counts in the room's ``connected``)."""
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Any) -> None:
@@ -361,8 +370,7 @@ class Player:
         self.sent.clear()
         stats.connected += 1
         run = self.room
-        run.connected += 1
-        run.empty_since = None
+        self.bound = False
         dropped = False
         try:
             await ws.send(json.dumps({"v": 1, "type": "hello", "token": self.token, "id": "h"}))
@@ -381,9 +389,10 @@ class Player:
             pass
         finally:
             stats.connected -= 1
-            run.connected -= 1
-            if run.connected == 0:
-                run.empty_since = time.monotonic()
+            if self.bound:  # the server had it as the seat's socket
+                run.connected -= 1
+                if run.connected == 0:
+                    run.empty_since = time.monotonic()
             self.ws = None
             if dropped or self.leaving:
                 with contextlib.suppress(Exception):
@@ -400,6 +409,10 @@ class Player:
         if kind == "welcome":
             if frame["seat"] != self.seat:
                 stats.problem(f"room {code}: seat {self.seat} welcomed as {frame['seat']}")
+            if not self.bound:
+                self.bound = True
+                self.room.connected += 1
+                self.room.empty_since = None
             return None
         if kind == "error":
             stats.player_errors[frame["code"]] += 1
@@ -460,6 +473,7 @@ class Player:
                 run.finished[game_no] = game_id
                 run.winners[game_id] = list(view["winners"])
                 self.soak.stats.games_seen += 1
+                self.soak.stats.rematches += game_no > 1
             elif known != game_id:
                 self.soak.stats.problem(f"room {run.code}: game {game_no} is {known} and {game_id}")
         else:
@@ -519,6 +533,10 @@ HOSTILE = (
 )
 
 
+HOSTILE_WAIT_S = 15.0
+"""How long a hostile client waits for its answer (a loaded machine is slow)."""
+
+
 class Skipped(Exception):
     """The server was down or restarted during the attempt."""
 
@@ -529,11 +547,13 @@ class Hostile:
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.frames: list[dict[str, Any]] = []
+        self.token = secrets.token_hex(8)
+        """A token of no seat, its own (the server limits frames per token, seat or not)."""
 
     async def send(self, data: str | bytes, *, text: bool | None = None) -> None:
         await self.ws.send(data, text=text)
 
-    async def read_until(self, pred: Any, timeout: float = 5.0) -> bool:
+    async def read_until(self, pred: Any, timeout: float = HOSTILE_WAIT_S) -> bool:
         """Read frames until ``pred()``; False if the socket closed or time ran out first."""
         try:
             async with asyncio.timeout(timeout):
@@ -545,7 +565,7 @@ class Hostile:
 
     async def wait_closed(self) -> None:
         with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
-            async with asyncio.timeout(5):
+            async with asyncio.timeout(HOSTILE_WAIT_S):
                 while True:
                     self.frames.append(json.loads(await self.ws.recv()))
 
@@ -560,6 +580,18 @@ class Hostile:
 async def hostile_ws(soak: Soak, kind: str, code: str, address: str) -> str | None:
     """One hostile socket; returns what went wrong (None: the typed answer came)."""
     path = "ZZZZZZ" if kind == "no_room" else code
+    run = soak.rooms.get(code)
+    if run is not None:
+        run.hostile += 1  # a spectator keeps a room open: see Soak.wait_closed
+    try:
+        return await hostile_socket(soak, kind, path, address)
+    finally:
+        if run is not None:
+            run.hostile -= 1
+            run.hostile_left = time.monotonic()
+
+
+async def hostile_socket(soak: Soak, kind: str, path: str, address: str) -> str | None:
     try:
         ws = await websockets.connect(
             f"{soak.server.ws_url}/ws/{path}",
@@ -599,7 +631,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
         h.ws.transport.abort()
         return None
     if kind == "before_hello":
-        await h.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0}))
+        await h.send(json.dumps({"v": 1, "type": "flip", "token": h.token, "flip_id": 0}))
         ok = await h.read_until(lambda: "bad_message" in h.errors())
         return None if ok else f"errors {h.errors()}"
     await h.send(json.dumps({"v": 1, "type": "hello", "token": None}))
@@ -616,7 +648,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
     if kind == "flood":
         with contextlib.suppress(websockets.ConnectionClosed):
             for i in range(80):
-                await h.send(json.dumps({"v": 1, "type": "call", "token": "x", "flip_id": i}))
+                await h.send(json.dumps({"v": 1, "type": "call", "token": h.token, "flip_id": i}))
         await h.wait_closed()
         return h.closed_with(1008) if "rate_limited" in h.errors() else f"errors {h.errors()}"
     sent: str | bytes
@@ -624,7 +656,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
     if kind == "bad_json":
         sent, want = '{"v": 1, "type": "flip", ', "bad_json"
     elif kind == "wrong_type":
-        sent = json.dumps({"v": 1, "type": "slap", "token": "x", "flip_id": "1"})
+        sent = json.dumps({"v": 1, "type": "slap", "token": h.token, "flip_id": "1"})
     elif kind == "unknown_type":
         sent = json.dumps({"v": 1, "type": "explode"})
     elif kind == "too_large":
@@ -639,7 +671,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
     if not await h.read_until(lambda: want in h.errors()):
         return f"sent {kind}, got errors {h.errors()} close {h.ws.close_code}"
     # the socket stays, and still answers
-    await h.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0, "id": 7}))
+    await h.send(json.dumps({"v": 1, "type": "flip", "token": h.token, "flip_id": 0, "id": 7}))
     if not await h.read_until(lambda: len(h.errors()) >= 2):
         return f"no answer after {kind} (close {h.ws.close_code})"
     return None
@@ -864,20 +896,30 @@ class Soak:
         await self.wait_closed(run)
 
     async def wait_closed(self, run: RoomRun) -> None:
-        """Nobody is connected: the room must close by itself (idle timer)."""
-        deadline = time.monotonic() + TIMING["idle_close_ms"] / 1000 + 20
+        """Nobody is connected: the room must close by itself (idle timer), at
+        most 20 s after its idle time from when its last player and its last
+        hostile client (a spectator) left."""
+        limit = TIMING["idle_close_ms"] / 1000 + 20
+        left = time.monotonic()
+        info: Any = None
         async with httpx.AsyncClient(base_url=self.server.url, timeout=5) as http:
-            while time.monotonic() < deadline:
+            while run.hostile or time.monotonic() - max(left, run.hostile_left) < limit:
                 await self.server.up.wait()
-                with contextlib.suppress(httpx.HTTPError):
+                with contextlib.suppress(httpx.HTTPError, ValueError):
                     r = await http.get(f"/api/rooms/{run.code}")
                     if r.status_code == 404:
                         self.stats.rooms_closed += 1
                         del self.rooms[run.code]
                         self.done_rooms.append(run)
                         return
+                    info = r.json()
                 await asyncio.sleep(0.5)
-        self.stats.problem(f"room {run.code}: still open 20 s after its players left")
+        seats = [s["connected"] for s in info["seats"]] if info else None
+        spectators = info["spectators"] if info else None
+        self.stats.problem(
+            f"room {run.code}: still open {limit:.0f} s after its players and hostile clients "
+            f"left (status {info and info['status']}, connected {seats}, spectators {spectators})"
+        )
         del self.rooms[run.code]
         self.done_rooms.append(run)
 
@@ -895,9 +937,11 @@ class Soak:
                 kind = HOSTILE[n % len(HOSTILE)]
                 address = f"127.255.{n // 250 % 250}.{n % 250 + 1}"
                 n += 1
-                if not self.rooms and kind != "no_room":
+                # a room being played (a spectator keeps an empty room open)
+                playing = [c for c, run in self.rooms.items() if run.connected]
+                if not playing and kind != "no_room":
                     continue
-                code = self.rng.choice(list(self.rooms)) if self.rooms else "ZZZZZZ"
+                code = self.rng.choice(playing) if playing else "ZZZZZZ"
                 await gate.acquire()
                 task = asyncio.create_task(self.hostile_one(kind, code, address))
                 running.add(task)
@@ -1116,6 +1160,7 @@ class Soak:
             "rooms_opened": st.rooms_opened,
             "rooms_closed": st.rooms_closed,
             "games_finished": st.games_seen,
+            "rematches_finished": st.rematches,
             "updates": st.updates,
             "views_checked": st.views_checked,
             "drops": st.drops,

@@ -2,7 +2,7 @@
 and close, with reconnects, ``kill -9`` restarts and hostile frames, against a
 real ``slapjack serve`` on a loopback port with SQLite in a temp directory.
 
-The CI version plays 100 players for a minute with one restart (about 90 s in
+The CI version plays 60 players for 50 s with one restart (about 90 s in
 all); the full version (``-m slow``) plays 200 players for 30 minutes with
 three restarts and also wants the last server's RSS flat. Both want nothing
 lost: 52 cards in every view, no seat's game going back after a restart, no
@@ -47,7 +47,8 @@ def check(result: dict[str, Any], *, restarts: int, slots: int) -> None:
     # (its players never saw a view: the driver checks that)
     lost = result["rooms_lost_before_start"]
     assert result["rooms_opened"] == result["rooms_closed"] + lost
-    assert result["rooms_closed"] > slots and lost <= restarts * slots
+    assert result["rooms_opened"] > slots and lost <= restarts * slots
+    assert result["rematches_finished"] >= 1
     # a room whose players were all away for its idle time closes (by design);
     # on a loaded machine a slow reconnect may find that now and then
     assert result["rooms_closed_while_away"] <= result["rooms_opened"] // 20
@@ -69,11 +70,11 @@ def check(result: dict[str, Any], *, restarts: int, slots: int) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_soak_for_a_minute(tmp_path: Path) -> None:
+def test_soak_for_50_seconds(tmp_path: Path) -> None:
     soak = load_soak()
     config = soak.Config(
-        players=100,
-        seconds=60.0,
+        players=60,
+        seconds=50.0,
         restarts=1,
         hostile_every=0.25,
         sample_every=10.0,
@@ -82,7 +83,7 @@ def test_soak_for_a_minute(tmp_path: Path) -> None:
     )
     result = soak.run_soak(config, tmp_path)
     soak.print_result(result)
-    check(result, restarts=1, slots=25)
+    check(result, restarts=1, slots=15)
 
 
 @pytest.mark.slow
