@@ -110,6 +110,10 @@ class Sample:
     fds: int
     tasks: int | None
     gc_objects: int | None
+    """Objects the garbage collector tracks: the live ones and cyclic garbage
+    not yet collected (it drops after a full collection)."""
+    full_gcs: int | None
+    """Full (generation 2) collections since the server started."""
     rooms: int | None
     connections: int | None
     players_connected: int
@@ -756,6 +760,7 @@ class Soak:
             fds=fds,
             tasks=m.get("tasks"),
             gc_objects=m.get("gc_objects"),
+            full_gcs=(m.get("gc2_ms") or {}).get("n"),
             rooms=m.get("rooms"),
             connections=m.get("connections"),
             players_connected=self.stats.connected,
@@ -764,7 +769,7 @@ class Soak:
         self.samples.append(s)
         print(
             f"  t={s.t:7.1f}s pid={s.pid} rss={s.rss_mb:6.1f} MB fds={s.fds:4d} "
-            f"tasks={s.tasks} objects={s.gc_objects} rooms={s.rooms} "
+            f"tasks={s.tasks} objects={s.gc_objects} full_gcs={s.full_gcs} rooms={s.rooms} "
             f"connections={s.connections} games={s.games}",
             file=sys.stderr,
         )
@@ -1224,11 +1229,12 @@ def run_soak(config: Config, workdir: Path | None = None) -> dict[str, Any]:
 
 
 def print_result(result: dict[str, Any]) -> None:
-    print("    t (s)    pid   RSS MB   fds  tasks  gc objects  rooms  conns  games")
+    print("    t (s)    pid   RSS MB   fds  tasks  gc objects  full gcs  rooms  conns  games")
     for s in result["samples"]:
         print(
             f"  {s['t']:7.1f} {s['pid']:6d} {s['rss_mb']:8.1f} {s['fds']:5d} {s['tasks']!s:>6} "
-            f"{s['gc_objects']!s:>11} {s['rooms']!s:>6} {s['connections']!s:>6} {s['games']:6d}"
+            f"{s['gc_objects']!s:>11} {s['full_gcs']!s:>9} {s['rooms']!s:>6} "
+            f"{s['connections']!s:>6} {s['games']:6d}"
         )
     for key, value in result.items():
         if key not in ("samples", "config"):
