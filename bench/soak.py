@@ -727,6 +727,8 @@ class Soak:
         self.baseline: dict[str, Any] = {}
         self.baseline_fds: list[str] = []
         self.final_fds_more: dict[str, int] = {}
+        self.last_fds: list[str] = []
+        """What the server's descriptors pointed at in the latest sample."""
         self.players: set[Player] = set()
         self.closing: set[asyncio.Task[Any]] = set()
         self.final: dict[str, Any] = {}
@@ -747,12 +749,12 @@ class Soak:
         if not self.server.up.is_set():
             return None
         pid = self.server.pid
-        m = await self.metrics()
-        try:
-            rss, fds = rss_mb(pid), fd_count(pid)
+        try:  # before the metrics request: its own socket is not counted
+            rss, fds, targets = rss_mb(pid), fd_count(pid), fd_targets(pid)
         except OSError:
             return None
-        m = m or {}
+        self.last_fds = targets
+        m = await self.metrics() or {}
         s = Sample(
             t=round(time.monotonic() - self.t0, 1),
             pid=pid,
@@ -1033,7 +1035,7 @@ class Soak:
             self.stats.problem(
                 f"tasks: {base.get('tasks')} at the start, {s.tasks} after the drain"
             )
-        more = Counter(fd_targets(s.pid)) - Counter(self.baseline_fds)
+        more = Counter(self.last_fds) - Counter(self.baseline_fds)
         db = str(self.server.data_dir / "slapjack.sqlite3")
         # the store's WAL checkpointer: one more connection, opened after its first
         # CHECKPOINT_EVERY commits (slapjack/store/sqlite.py)
@@ -1119,7 +1121,7 @@ class Soak:
         first = await self.sample()
         assert first is not None
         self.baseline = asdict(first)
-        self.baseline_fds = fd_targets(first.pid)
+        self.baseline_fds = self.last_fds
         slots = max(1, cfg.players // SEATS)
         workers = [asyncio.create_task(self.slot(i)) for i in range(slots)]
         side = [asyncio.create_task(self.hostile_loop()), asyncio.create_task(self.sampler())]
