@@ -305,6 +305,8 @@ class Player:
         self.drop_in_game: int | None = None
         self.bound = False
         """The server has welcomed this socket (it counts in the room's ``connected``)."""
+        self.last_room: tuple[str, int, int | None] | None = None
+        """(status, game_no, game_id) of the latest update."""
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Any) -> None:
@@ -434,6 +436,7 @@ class Player:
             stats.problem(f"room {code} seat {self.seat}: seq {frame['seq']} after {self.seq}")
         self.seq = frame["seq"]
         view, room = frame["view"], frame["room"]
+        self.last_room = (room["status"], room["game_no"], room["game_id"])
         if view is None:
             return None
         stats.views_checked += 1
@@ -881,10 +884,16 @@ class Soak:
         self.players.update(players)
         tasks = [asyncio.create_task(p.run()) for p in players]
         budget = run.games * (cfg.time_limit[1] + 25) + 60
+        info: dict[str, Any] = {}
         done, pending = await asyncio.wait(tasks, timeout=budget)
         if pending:
+            async with httpx.AsyncClient(base_url=self.server.url, timeout=5) as http:
+                with contextlib.suppress(httpx.HTTPError, ValueError):
+                    info = (await http.get(f"/api/rooms/{run.code}")).json()
             self.stats.problem(
-                f"room {run.code}: players still in after {budget} s: {[p.last for p in players]}"
+                f"room {run.code}: players still in after {budget} s: "
+                f"{[(p.last, p.last_room, p.ws is not None) for p in players]}; "
+                f"the server says {info.get('status')} game {info.get('game_no')}"
             )
             for p in players:
                 p.leaving = True
