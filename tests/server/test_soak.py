@@ -100,7 +100,7 @@ def test_soak_for_thirty_minutes(tmp_path: Path) -> None:
     # The last server lives 27 minutes under load. Its RSS climbs while cyclic
     # garbage waits for a full collection (one every 10-20 minutes here), then
     # stays: measured peaks were 1.4-1.5 times the first sample under load
-    # (docs/benchmarks.md, Soak). A leak of 1 MB a minute on top would pass 1.75.
+    # (docs/benchmarks.md, Soak). A leak of 1 MB a minute on top would go past 1.75.
     last = [s for s in result["samples"] if s["pid"] == result["final"]["pid"] and s["connections"]]
     first, peak = last[0]["rss_mb"], max(s["rss_mb"] for s in last)
     assert peak <= 1.75 * first, [(s["t"], s["rss_mb"], s["gc_objects"]) for s in last]
