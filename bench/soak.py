@@ -422,6 +422,8 @@ class Player:
             return None
         if kind == "error":
             stats.player_errors[frame["code"]] += 1
+            if frame["code"] == "room_closed":
+                return None  # the close (4004) follows: Player.run judges it
             if frame["code"] not in PLAYER_ERRORS:
                 stats.problem(f"room {code} seat {self.seat}: error {frame}")
             return None
