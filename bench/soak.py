@@ -46,6 +46,7 @@ import contextlib
 import json
 import os
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -72,11 +73,11 @@ TIMING = {
     "deadlock_ms": 300.0,
     "grace_ms": 2000.0,
     "call_grace_ms": 200.0,
-    "idle_close_ms": 5000.0,
+    "idle_close_ms": 8000.0,
     "turn_ms": 2500.0,
     "bot_pace": 0.3,
 }
-"""The soak rooms' timers: quick games; a room nobody is connected to closes after 5 s."""
+"""The soak rooms' timers: quick games; a room nobody is connected to closes after 8 s."""
 PLAYER_ERRORS = {"stale_flip", "not_your_turn", "not_settled", "game_over", "player_out"}
 """Error codes a player may get in a fair game (races with timers and covering bots)."""
 RESTART_CLOSES = {1006, 1011, 1012}
@@ -109,6 +110,10 @@ class Sample:
     fds: int
     tasks: int | None
     gc_objects: int | None
+    """Objects the garbage collector tracks: the live ones and cyclic garbage
+    not yet collected (it drops after a full collection)."""
+    full_gcs: int | None
+    """Full (generation 2) collections since the server started."""
     rooms: int | None
     connections: int | None
     players_connected: int
@@ -127,6 +132,8 @@ class Stats:
     restarts: int = 0
     lost_frames: int = 0
     lost_before_start: int = 0
+    rematches: int = 0
+    """Finished games that were a rematch (a room's second or third)."""
     closed_while_away: int = 0
     player_errors: Counter[str] = field(default_factory=Counter)
     hostile: dict[str, Counter[str]] = field(default_factory=dict)
@@ -273,6 +280,10 @@ class RoomRun:
     """When the last of them lost its socket (monotonic), while none has one."""
     closed_away: bool = False
     """Closed by its idle timer while none of its players had a socket."""
+    hostile: int = 0
+    """Hostile clients on the room now."""
+    hostile_left: float = 0.0
+    """When the last hostile client left it (monotonic)."""
 
 
 class Player:
@@ -292,6 +303,10 @@ class Player:
         self.sent: set[tuple[str, int, int]] = set()
         self.seq = 0
         self.drop_in_game: int | None = None
+        self.bound = False
+        """The server has welcomed this socket (it counts in the room's ``connected``)."""
+        self.last_room: tuple[str, int, int | None] | None = None
+        """(status, game_no, game_id) of the latest update."""
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Any) -> None:
@@ -361,8 +376,7 @@ class Player:
         self.sent.clear()
         stats.connected += 1
         run = self.room
-        run.connected += 1
-        run.empty_since = None
+        self.bound = False
         dropped = False
         try:
             await ws.send(json.dumps({"v": 1, "type": "hello", "token": self.token, "id": "h"}))
@@ -381,9 +395,10 @@ class Player:
             pass
         finally:
             stats.connected -= 1
-            run.connected -= 1
-            if run.connected == 0:
-                run.empty_since = time.monotonic()
+            if self.bound:  # the server had it as the seat's socket
+                run.connected -= 1
+                if run.connected == 0:
+                    run.empty_since = time.monotonic()
             self.ws = None
             if dropped or self.leaving:
                 with contextlib.suppress(Exception):
@@ -400,9 +415,15 @@ class Player:
         if kind == "welcome":
             if frame["seat"] != self.seat:
                 stats.problem(f"room {code}: seat {self.seat} welcomed as {frame['seat']}")
+            if not self.bound:
+                self.bound = True
+                self.room.connected += 1
+                self.room.empty_since = None
             return None
         if kind == "error":
             stats.player_errors[frame["code"]] += 1
+            if frame["code"] == "room_closed":
+                return None  # the close (4004) follows: Player.run judges it
             if frame["code"] not in PLAYER_ERRORS:
                 stats.problem(f"room {code} seat {self.seat}: error {frame}")
             return None
@@ -417,6 +438,7 @@ class Player:
             stats.problem(f"room {code} seat {self.seat}: seq {frame['seq']} after {self.seq}")
         self.seq = frame["seq"]
         view, room = frame["view"], frame["room"]
+        self.last_room = (room["status"], room["game_no"], room["game_id"])
         if view is None:
             return None
         stats.views_checked += 1
@@ -460,6 +482,7 @@ class Player:
                 run.finished[game_no] = game_id
                 run.winners[game_id] = list(view["winners"])
                 self.soak.stats.games_seen += 1
+                self.soak.stats.rematches += game_no > 1
             elif known != game_id:
                 self.soak.stats.problem(f"room {run.code}: game {game_no} is {known} and {game_id}")
         else:
@@ -519,6 +542,10 @@ HOSTILE = (
 )
 
 
+HOSTILE_WAIT_S = 15.0
+"""How long a hostile client waits for its answer (a loaded machine is slow)."""
+
+
 class Skipped(Exception):
     """The server was down or restarted during the attempt."""
 
@@ -529,11 +556,13 @@ class Hostile:
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.frames: list[dict[str, Any]] = []
+        self.token = secrets.token_hex(8)
+        """A token of no seat, its own (the server limits frames per token, seat or not)."""
 
     async def send(self, data: str | bytes, *, text: bool | None = None) -> None:
         await self.ws.send(data, text=text)
 
-    async def read_until(self, pred: Any, timeout: float = 5.0) -> bool:
+    async def read_until(self, pred: Any, timeout: float = HOSTILE_WAIT_S) -> bool:
         """Read frames until ``pred()``; False if the socket closed or time ran out first."""
         try:
             async with asyncio.timeout(timeout):
@@ -545,7 +574,7 @@ class Hostile:
 
     async def wait_closed(self) -> None:
         with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
-            async with asyncio.timeout(5):
+            async with asyncio.timeout(HOSTILE_WAIT_S):
                 while True:
                     self.frames.append(json.loads(await self.ws.recv()))
 
@@ -560,6 +589,18 @@ class Hostile:
 async def hostile_ws(soak: Soak, kind: str, code: str, address: str) -> str | None:
     """One hostile socket; returns what went wrong (None: the typed answer came)."""
     path = "ZZZZZZ" if kind == "no_room" else code
+    run = soak.rooms.get(code)
+    if run is not None:
+        run.hostile += 1  # a spectator keeps a room open: see Soak.wait_closed
+    try:
+        return await hostile_socket(soak, kind, path, address)
+    finally:
+        if run is not None:
+            run.hostile -= 1
+            run.hostile_left = time.monotonic()
+
+
+async def hostile_socket(soak: Soak, kind: str, path: str, address: str) -> str | None:
     try:
         ws = await websockets.connect(
             f"{soak.server.ws_url}/ws/{path}",
@@ -599,7 +640,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
         h.ws.transport.abort()
         return None
     if kind == "before_hello":
-        await h.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0}))
+        await h.send(json.dumps({"v": 1, "type": "flip", "token": h.token, "flip_id": 0}))
         ok = await h.read_until(lambda: "bad_message" in h.errors())
         return None if ok else f"errors {h.errors()}"
     await h.send(json.dumps({"v": 1, "type": "hello", "token": None}))
@@ -616,7 +657,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
     if kind == "flood":
         with contextlib.suppress(websockets.ConnectionClosed):
             for i in range(80):
-                await h.send(json.dumps({"v": 1, "type": "call", "token": "x", "flip_id": i}))
+                await h.send(json.dumps({"v": 1, "type": "call", "token": h.token, "flip_id": i}))
         await h.wait_closed()
         return h.closed_with(1008) if "rate_limited" in h.errors() else f"errors {h.errors()}"
     sent: str | bytes
@@ -624,7 +665,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
     if kind == "bad_json":
         sent, want = '{"v": 1, "type": "flip", ', "bad_json"
     elif kind == "wrong_type":
-        sent = json.dumps({"v": 1, "type": "slap", "token": "x", "flip_id": "1"})
+        sent = json.dumps({"v": 1, "type": "slap", "token": h.token, "flip_id": "1"})
     elif kind == "unknown_type":
         sent = json.dumps({"v": 1, "type": "explode"})
     elif kind == "too_large":
@@ -639,7 +680,7 @@ async def hostile_frames(kind: str, h: Hostile) -> str | None:
     if not await h.read_until(lambda: want in h.errors()):
         return f"sent {kind}, got errors {h.errors()} close {h.ws.close_code}"
     # the socket stays, and still answers
-    await h.send(json.dumps({"v": 1, "type": "flip", "token": "x", "flip_id": 0, "id": 7}))
+    await h.send(json.dumps({"v": 1, "type": "flip", "token": h.token, "flip_id": 0, "id": 7}))
     if not await h.read_until(lambda: len(h.errors()) >= 2):
         return f"no answer after {kind} (close {h.ws.close_code})"
     return None
@@ -691,6 +732,8 @@ class Soak:
         self.baseline: dict[str, Any] = {}
         self.baseline_fds: list[str] = []
         self.final_fds_more: dict[str, int] = {}
+        self.last_fds: list[str] = []
+        """What the server's descriptors pointed at in the latest sample."""
         self.players: set[Player] = set()
         self.closing: set[asyncio.Task[Any]] = set()
         self.final: dict[str, Any] = {}
@@ -711,12 +754,12 @@ class Soak:
         if not self.server.up.is_set():
             return None
         pid = self.server.pid
-        m = await self.metrics()
-        try:
-            rss, fds = rss_mb(pid), fd_count(pid)
+        try:  # before the metrics request: its own socket is not counted
+            rss, fds, targets = rss_mb(pid), fd_count(pid), fd_targets(pid)
         except OSError:
             return None
-        m = m or {}
+        self.last_fds = targets
+        m = await self.metrics() or {}
         s = Sample(
             t=round(time.monotonic() - self.t0, 1),
             pid=pid,
@@ -724,6 +767,7 @@ class Soak:
             fds=fds,
             tasks=m.get("tasks"),
             gc_objects=m.get("gc_objects"),
+            full_gcs=(m.get("gc2_ms") or {}).get("n"),
             rooms=m.get("rooms"),
             connections=m.get("connections"),
             players_connected=self.stats.connected,
@@ -732,7 +776,7 @@ class Soak:
         self.samples.append(s)
         print(
             f"  t={s.t:7.1f}s pid={s.pid} rss={s.rss_mb:6.1f} MB fds={s.fds:4d} "
-            f"tasks={s.tasks} objects={s.gc_objects} rooms={s.rooms} "
+            f"tasks={s.tasks} objects={s.gc_objects} full_gcs={s.full_gcs} rooms={s.rooms} "
             f"connections={s.connections} games={s.games}",
             file=sys.stderr,
         )
@@ -842,10 +886,16 @@ class Soak:
         self.players.update(players)
         tasks = [asyncio.create_task(p.run()) for p in players]
         budget = run.games * (cfg.time_limit[1] + 25) + 60
+        info: dict[str, Any] = {}
         done, pending = await asyncio.wait(tasks, timeout=budget)
         if pending:
+            async with httpx.AsyncClient(base_url=self.server.url, timeout=5) as http:
+                with contextlib.suppress(httpx.HTTPError, ValueError):
+                    info = (await http.get(f"/api/rooms/{run.code}")).json()
             self.stats.problem(
-                f"room {run.code}: players still in after {budget} s: {[p.last for p in players]}"
+                f"room {run.code}: players still in after {budget} s: "
+                f"{[(p.last, p.last_room, p.ws is not None) for p in players]}; "
+                f"the server says {info.get('status')} game {info.get('game_no')}"
             )
             for p in players:
                 p.leaving = True
@@ -864,20 +914,30 @@ class Soak:
         await self.wait_closed(run)
 
     async def wait_closed(self, run: RoomRun) -> None:
-        """Nobody is connected: the room must close by itself (idle timer)."""
-        deadline = time.monotonic() + TIMING["idle_close_ms"] / 1000 + 20
+        """Nobody is connected: the room must close by itself (idle timer), at
+        most 20 s after its idle time from when its last player and its last
+        hostile client (a spectator) left."""
+        limit = TIMING["idle_close_ms"] / 1000 + 20
+        left = time.monotonic()
+        info: Any = None
         async with httpx.AsyncClient(base_url=self.server.url, timeout=5) as http:
-            while time.monotonic() < deadline:
+            while run.hostile or time.monotonic() - max(left, run.hostile_left) < limit:
                 await self.server.up.wait()
-                with contextlib.suppress(httpx.HTTPError):
+                with contextlib.suppress(httpx.HTTPError, ValueError):
                     r = await http.get(f"/api/rooms/{run.code}")
                     if r.status_code == 404:
                         self.stats.rooms_closed += 1
                         del self.rooms[run.code]
                         self.done_rooms.append(run)
                         return
+                    info = r.json()
                 await asyncio.sleep(0.5)
-        self.stats.problem(f"room {run.code}: still open 20 s after its players left")
+        seats = [s["connected"] for s in info["seats"]] if info else None
+        spectators = info["spectators"] if info else None
+        self.stats.problem(
+            f"room {run.code}: still open {limit:.0f} s after its players and hostile clients "
+            f"left (status {info and info['status']}, connected {seats}, spectators {spectators})"
+        )
         del self.rooms[run.code]
         self.done_rooms.append(run)
 
@@ -895,9 +955,11 @@ class Soak:
                 kind = HOSTILE[n % len(HOSTILE)]
                 address = f"127.255.{n // 250 % 250}.{n % 250 + 1}"
                 n += 1
-                if not self.rooms and kind != "no_room":
+                # a room being played (a spectator keeps an empty room open)
+                playing = [c for c, run in self.rooms.items() if run.connected]
+                if not playing and kind != "no_room":
                     continue
-                code = self.rng.choice(list(self.rooms)) if self.rooms else "ZZZZZZ"
+                code = self.rng.choice(playing) if playing else "ZZZZZZ"
                 await gate.acquire()
                 task = asyncio.create_task(self.hostile_one(kind, code, address))
                 running.add(task)
@@ -984,7 +1046,7 @@ class Soak:
             self.stats.problem(
                 f"tasks: {base.get('tasks')} at the start, {s.tasks} after the drain"
             )
-        more = Counter(fd_targets(s.pid)) - Counter(self.baseline_fds)
+        more = Counter(self.last_fds) - Counter(self.baseline_fds)
         db = str(self.server.data_dir / "slapjack.sqlite3")
         # the store's WAL checkpointer: one more connection, opened after its first
         # CHECKPOINT_EVERY commits (slapjack/store/sqlite.py)
@@ -1070,7 +1132,7 @@ class Soak:
         first = await self.sample()
         assert first is not None
         self.baseline = asdict(first)
-        self.baseline_fds = fd_targets(first.pid)
+        self.baseline_fds = self.last_fds
         slots = max(1, cfg.players // SEATS)
         workers = [asyncio.create_task(self.slot(i)) for i in range(slots)]
         side = [asyncio.create_task(self.hostile_loop()), asyncio.create_task(self.sampler())]
@@ -1116,6 +1178,7 @@ class Soak:
             "rooms_opened": st.rooms_opened,
             "rooms_closed": st.rooms_closed,
             "games_finished": st.games_seen,
+            "rematches_finished": st.rematches,
             "updates": st.updates,
             "views_checked": st.views_checked,
             "drops": st.drops,
@@ -1179,11 +1242,12 @@ def run_soak(config: Config, workdir: Path | None = None) -> dict[str, Any]:
 
 
 def print_result(result: dict[str, Any]) -> None:
-    print("    t (s)    pid   RSS MB   fds  tasks  gc objects  rooms  conns  games")
+    print("    t (s)    pid   RSS MB   fds  tasks  gc objects  full gcs  rooms  conns  games")
     for s in result["samples"]:
         print(
             f"  {s['t']:7.1f} {s['pid']:6d} {s['rss_mb']:8.1f} {s['fds']:5d} {s['tasks']!s:>6} "
-            f"{s['gc_objects']!s:>11} {s['rooms']!s:>6} {s['connections']!s:>6} {s['games']:6d}"
+            f"{s['gc_objects']!s:>11} {s['full_gcs']!s:>9} {s['rooms']!s:>6} "
+            f"{s['connections']!s:>6} {s['games']:6d}"
         )
     for key, value in result.items():
         if key not in ("samples", "config"):

@@ -2,9 +2,10 @@
 and close, with reconnects, ``kill -9`` restarts and hostile frames, against a
 real ``slapjack serve`` on a loopback port with SQLite in a temp directory.
 
-The CI version plays 100 players for a minute with one restart (about 90 s in
+The CI version plays 60 players for 50 s with one restart (about 90 s in
 all); the full version (``-m soak``) plays 200 players for 30 minutes with
-three restarts and also wants the last server's RSS flat. Both want nothing
+three restarts (in the first 3 minutes) and also wants the last server's RSS
+to stay bounded. Both want nothing
 lost: 52 cards in every view, no seat's game going back after a restart, no
 ``seq`` gap, every finished game listed and replayable, every hostile frame
 answered with its typed error or close, no traceback in the server's log, and
@@ -47,7 +48,8 @@ def check(result: dict[str, Any], *, restarts: int, slots: int) -> None:
     # (its players never saw a view: the driver checks that)
     lost = result["rooms_lost_before_start"]
     assert result["rooms_opened"] == result["rooms_closed"] + lost
-    assert result["rooms_closed"] > slots and lost <= restarts * slots
+    assert result["rooms_opened"] > slots and lost <= restarts * slots
+    assert result["rematches_finished"] >= 1
     # a room whose players were all away for its idle time closes (by design);
     # on a loaded machine a slow reconnect may find that now and then
     assert result["rooms_closed_while_away"] <= result["rooms_opened"] // 20
@@ -69,11 +71,11 @@ def check(result: dict[str, Any], *, restarts: int, slots: int) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_soak_for_a_minute(tmp_path: Path) -> None:
+def test_soak_for_50_seconds(tmp_path: Path) -> None:
     soak = load_soak()
     config = soak.Config(
-        players=100,
-        seconds=60.0,
+        players=60,
+        seconds=50.0,
         restarts=1,
         hostile_every=0.25,
         sample_every=10.0,
@@ -82,17 +84,23 @@ def test_soak_for_a_minute(tmp_path: Path) -> None:
     )
     result = soak.run_soak(config, tmp_path)
     soak.print_result(result)
-    check(result, restarts=1, slots=25)
+    check(result, restarts=1, slots=15)
 
 
 @pytest.mark.soak
-@pytest.mark.timeout(2700)
+@pytest.mark.timeout(3000)
 def test_soak_for_thirty_minutes(tmp_path: Path) -> None:
     soak = load_soak()
-    config = soak.Config(players=200, seconds=1800.0, restarts=3, hostile_every=0.25)
+    config = soak.Config(
+        players=200, seconds=1800.0, restarts=3, restart_window=0.1, hostile_every=0.25
+    )
     result = soak.run_soak(config, tmp_path)
     soak.print_result(result)
     check(result, restarts=3, slots=50)
-    # the last server (15 minutes under load): RSS flat after its warm-up
-    slope = result["rss_slope_mb_per_min_last_process"]
-    assert slope is not None and slope < 0.5, result["samples"]
+    # The last server lives 27 minutes under load. Its RSS climbs while cyclic
+    # garbage waits for a full collection (one every 10-20 minutes here), then
+    # stays: measured peaks were 1.4-1.5 times the first sample under load
+    # (docs/benchmarks.md, Soak). A leak of 1 MB a minute on top would go past 1.75.
+    last = [s for s in result["samples"] if s["pid"] == result["final"]["pid"] and s["connections"]]
+    first, peak = last[0]["rss_mb"], max(s["rss_mb"] for s in last)
+    assert peak <= 1.75 * first, [(s["t"], s["rss_mb"], s["gc_objects"]) for s in last]
