@@ -39,6 +39,7 @@ from slapjack.core import (
 from slapjack.core.events import RaceTied
 from slapjack.core.game import MAX_REACTION_MS
 
+from .botrun import bots_only, run_bots
 from .referee import LocalReferee, RacePolicy
 from .seating import BotFactory, Seating
 from .timing import BOT_FLINCH_LIMIT_MS, LiveTiming
@@ -214,6 +215,10 @@ class LiveTable:
         is over, ``max_flips`` cards have been flipped, or nothing is due."""
         game = self.game
         cap = max_flips if max_flips is not None else -1
+        delays = bots_only(self)
+        if delays is not None:
+            run_bots(self, delays, until, cap)
+            return
         fire = self._fire
         while not game.over and game.flips != cap:
             at, kind = self._due
@@ -376,6 +381,11 @@ class LiveTable:
         game = self.game
         t = int(at - self._origin)
         self._out += self._do_flip(seat, t if t > game.t else game.t)
+        self._flipped(at)
+
+    def _flipped(self, at: float) -> None:
+        """After a flip at ``at``: a fresh cue, the next turn's timer, the bots' reactions."""
+        game = self.game
         self._cue += 1
         if self._bot_slaps:
             self._bot_slaps.clear()
