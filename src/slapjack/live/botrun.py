@@ -16,11 +16,16 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from slapjack.core import Rules
+from slapjack.core.game import MAX_REACTION_MS
+
+from .timing import BOT_FLINCH_LIMIT_MS
+
 if TYPE_CHECKING:  # pragma: no cover
     from .table import LiveTable
 
 INF: Final = math.inf
-_BOT, _TURN = 0, 4  # the table's deadline kinds (see table.py)
+_BOT, _RACE, _TURN, _LIMIT = 0, 2, 4, 5  # the table's deadline kinds (see table.py)
 
 
 def bots_only(live: LiveTable) -> list[Callable[[], float]] | None:
@@ -39,42 +44,78 @@ def bots_only(live: LiveTable) -> list[Callable[[], float]] | None:
     return delays
 
 
+_INTEREST: dict[tuple[int, tuple[object, ...]], tuple[Rules, list[bool | None]]] = {}
+
+
+def _interest(live: LiveTable) -> list[bool | None]:
+    r"""``interest[rank * 14 + call + 1]`` (call 0: none): could any bot slap this
+    card? (``Seating.wanted``.) Filled as cards come; shared by the tables whose
+    bots have equal ``decision_key``\ s (they answer ``might_slap`` alike) and rules."""
+    keys = tuple(getattr(b, "decision_key", None) for b in live.seating.bots.values())
+    if None in keys:
+        return [None] * (13 * 14)
+    rules = live.rules
+    entry = _INTEREST.get((id(rules), keys))
+    if entry is None or entry[0] is not rules:
+        if len(_INTEREST) > 256:
+            _INTEREST.clear()
+        entry = _INTEREST[(id(rules), keys)] = (rules, [None] * (13 * 14))
+    return entry[1]
+
+
 def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, cap: int) -> None:
     """``live.run(until, max_flips=cap)`` for a table :func:`bots_only` accepted."""
     game = live.game
-    centre = game.centre
-    fire = live._fire
-    do_flip = live._do_flip
-    flipped = live._flipped
+    rules = live.rules
+    centre, is_out = game.centre, game.is_out
+    fire, flipped, after = live._fire, live._flipped, live._after
+    do_flip, apply_slap = live._do_flip, live._apply_slap
+    bound = live.referee.bound_reaction
     wanted = live.seating.wanted
-    show = live._show
-    out = live._out
-    bot_slaps = live._bot_slaps
-    waits = live._waits
-    called = live._called
+    # each bot's decision on a new card, in the order Seating.reactions asks them
+    fast = live.seating.fast
+    deciders = [(s, f.react_card) for s, f in ((s, fast[s]) for s in live.seating.bots) if f]
+    out, bot_slaps, waits, called = live._out, live._bot_slaps, live._waits, live._called
     origin = live._origin
     timing = live.timing
+    say_it, call_wait = live._say_it, timing.call_wait_ms
     pace = timing.bot_pace  # no humans: never the bots-only pace
+    race_ms = timing.irish_timeout_ms if live._irish else timing.jack_timeout_ms
     most = timing.max_bot_flip_ms
     turn_ms = timing.turn_ms
     if turn_ms and turn_ms < most:
         most = turn_ms
-    # interest[rank * 14 + call + 1] (call 0: none): could any bot slap this card?
-    interest: list[bool | None] = [None] * (13 * 14)
+    interest = _interest(live)
     while not game.over and game.flips != cap:
         at, kind = live._due
         if at > until or at == INF:
             return
-        seat = game.turn
-        if kind != _TURN or seat is None or game.race_open:
+        if kind == _BOT:
+            # a bot's slap is due (LiveTable._fire and _slap)
+            _, seat, claimed, call = bot_slaps.pop(0)
+            if not is_out[seat]:
+                reaction = bound(seat, game.flips, claimed, 0.0, claimed, at)
+                reaction = min(max(0.0, float(reaction)), MAX_REACTION_MS)
+                call = call or seat in called
+                if game.race_open and say_it and not call:
+                    among = game.reslap_among
+                    if seat not in waits and (among is None or seat in among):
+                        waits[seat] = (at + call_wait, reaction)
+                else:
+                    apply_slap(seat, reaction, call, at)
+            after(at)
+            continue
+        on_turn = game.turn
+        if kind != _TURN or on_turn is None or game.race_open:
             fire(kind, at)
             continue
-        # a bot's turn is due: it flips (LiveTable._fire and _flip)
+        # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped)
         t = int(at - origin)
         gt = game.t
-        out += do_flip(seat, t if t > gt else gt)
+        out += do_flip(on_turn, t if t > gt else gt)
         turn = game.turn
-        if turn is None or game.race_open or game.over:
+        racing = game.race_open
+        if game.over or game.reslap_among is not None or (turn is None and not racing):
             live._turn_at = INF
             live._turn_key = None
             flipped(at)
@@ -86,33 +127,56 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             waits.clear()
         if called:
             called.clear()
-        live._race_at = live._deadlock_at = INF
-        # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
-        hold = live._hold_until
-        live._turn_key = (turn, game.flips, live._settles, True, hold)
-        delay = float(delays[turn]())
-        if not delay >= 0.0:  # also nan
-            delay = 0.0
-        delay *= pace
-        turn_at = (at if at > hold else hold) + (delay if delay < most else most)
-        live._turn_at = turn_at
-        # then the bots' reactions to the card, if any bot could slap it
-        call = game.top_call
-        key = (centre[-1] >> 2) * 14 + (0 if call is None else call + 1)
+        live._cue_shown = at
+        top = centre[-1]
+        called_rank = game.top_call
+        key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
         want = interest[key]
         if want is None:
             want = interest[key] = wanted(game)
-        if want:
-            show(at)
+        if racing:
+            # a race opens (LiveTable._show and _after): its clock runs from now
+            live._round, live._round_slaps, live._first_slap = 1, 0, None
+            live._race_opened = at
+            live._turn_at = live._deadlock_at = due = INF
+            live._turn_key = None
+            live._race_at = race_at = at + race_ms
+            limit = race_ms
         else:
-            live._cue_shown = at
-        # the next deadline (LiveTable._next_due: no waits, race or grace here)
-        due, due_kind = turn_at, _TURN
+            assert turn is not None
+            live._race_at = live._deadlock_at = INF
+            # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
+            hold = live._hold_until
+            live._turn_key = (turn, game.flips, live._settles, True, hold)
+            delay = float(delays[turn]())
+            if not delay >= 0.0:  # also nan
+                delay = 0.0
+            delay *= pace
+            live._turn_at = due = (at if at > hold else hold) + (delay if delay < most else most)
+            limit = BOT_FLINCH_LIMIT_MS
+        # then the bots' reactions to the card, if any bot could slap it (Seating.reactions)
+        if want:
+            slaps = []
+            for s, react in deciders:
+                if is_out[s]:
+                    continue
+                intent = react(top, called_rank, rules)
+                if intent is not None:
+                    reaction = float(intent.reaction_ms)
+                    if 0.0 <= reaction <= limit:  # also drops nan
+                        slaps.append((at + reaction, s, reaction, bool(intent.call)))
+            if slaps:
+                slaps.sort()
+                bot_slaps += slaps
+        # the next deadline (LiveTable._next_due: no waits or grace here)
+        due_kind = _TURN
         if bot_slaps:
             first = bot_slaps[0][0]
-            if not turn_at < first:
+            if not due < first:
                 due, due_kind = first, _BOT
-        limit = live._limit_at
-        if limit < due:
-            due, due_kind = limit, 5
+        if racing and race_at < due:
+            due, due_kind = race_at, _RACE
+        limit_at = live._limit_at
+        if limit_at < due:
+            due, due_kind = limit_at, _LIMIT
         live._due = (due, due_kind)
