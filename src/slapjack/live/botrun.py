@@ -69,7 +69,7 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     rules = live.rules
     centre, is_out = game.centre, game.is_out
     fire, flipped, after = live._fire, live._flipped, live._after
-    do_flip, apply_slap = live._do_flip, live._apply_slap
+    do_flip, do_slap, apply_slap = live._do_flip, live._do_slap, live._apply_slap
     bound = live.referee.bound_reaction
     wanted = live.seating.wanted
     # each bot's decision on a new card, in the order Seating.reactions asks them
@@ -86,27 +86,89 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     if turn_ms and turn_ms < most:
         most = turn_ms
     interest = _interest(live)
+    n = game.n
+    close_race, race_deadline = live._close_race, live._race_deadline
+    inf, bot_kind, race_kind, turn_kind, limit_kind = INF, _BOT, _RACE, _TURN, _LIMIT
+    flinch_ms, most_ms, real = BOT_FLINCH_LIMIT_MS, MAX_REACTION_MS, float
     while not game.over and game.flips != cap:
         at, kind = live._due
-        if at > until or at == INF:
+        if at > until or at == inf:
             return
-        if kind == _BOT:
-            # a bot's slap is due (LiveTable._fire and _slap)
+        if kind == bot_kind:
+            # a bot's slap is due (LiveTable._fire, _slap and _apply_slap)
             _, seat, claimed, call = bot_slaps.pop(0)
-            if not is_out[seat]:
-                reaction = bound(seat, game.flips, claimed, 0.0, claimed, at)
-                reaction = min(max(0.0, float(reaction)), MAX_REACTION_MS)
-                call = call or seat in called
-                if game.race_open and say_it and not call:
-                    among = game.reslap_among
-                    if seat not in waits and (among is None or seat in among):
-                        waits[seat] = (at + call_wait, reaction)
-                else:
-                    apply_slap(seat, reaction, call, at)
-            after(at)
+            if is_out[seat]:
+                after(at)
+                continue
+            reaction = real(bound(seat, game.flips, claimed, 0.0, claimed, at))
+            reaction = reaction if reaction > 0.0 else 0.0  # min(max(0.0, r), most), also nan
+            if most_ms < reaction:
+                reaction = most_ms
+            call = call or seat in called
+            if not game.race_open:
+                apply_slap(seat, reaction, call, at)  # a slap on a card that is no race
+                after(at)
+                continue
+            if say_it and not call:
+                among = game.reslap_among
+                if seat not in waits and (among is None or seat in among):
+                    waits[seat] = (at + call_wait, reaction)
+                after(at)
+                continue
+            t = int(at - origin)
+            gt = game.t
+            events = do_slap(seat, reaction, call, t if t > gt else gt)
+            if events:
+                out += events
+                slaps_in = live._round_slaps = live._round_slaps + 1
+                if live._first_slap is None:
+                    live._first_slap = at
+                    live._race_at = race_deadline()
+                among = game.reslap_among  # each seat that may slap, once a round
+                if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
+                    close_race(at)
+            # what is due next (LiveTable._after and _next_due, for the two
+            # positions a bot's slap mostly leaves: a race still open, the next turn)
+            if waits or game.over:
+                after(at)
+                continue
+            if game.race_open:
+                live._turn_at = live._deadlock_at = inf
+                live._turn_key = None
+                due = live._race_at
+                if due == inf:
+                    due = live._race_at = race_deadline()
+                due_kind = race_kind
+                if bot_slaps:
+                    first = bot_slaps[0][0]
+                    if not due < first:
+                        due, due_kind = first, bot_kind
+            else:
+                turn = game.turn
+                if turn is None or bot_slaps:
+                    after(at)
+                    continue
+                live._race_at = live._deadlock_at = inf
+                hold = live._hold_until
+                key = (turn, game.flips, live._settles, True, hold)
+                if key == live._turn_key:
+                    due = live._turn_at  # the turn's timer runs already
+                else:  # (LiveTable._schedule_turn)
+                    live._turn_key = key
+                    delay = real(delays[turn]())
+                    if not delay >= 0.0:  # also nan
+                        delay = 0.0
+                    delay *= pace
+                    due = (at if at > hold else hold) + (delay if delay < most else most)
+                    live._turn_at = due
+                due_kind = turn_kind
+            limit_at = live._limit_at
+            if limit_at < due:
+                due, due_kind = limit_at, limit_kind
+            live._due = (due, due_kind)
             continue
         on_turn = game.turn
-        if kind != _TURN or on_turn is None or game.race_open:
+        if kind != turn_kind or on_turn is None or game.race_open:
             fire(kind, at)
             continue
         # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped)
@@ -116,7 +178,7 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
         turn = game.turn
         racing = game.race_open
         if game.over or game.reslap_among is not None or (turn is None and not racing):
-            live._turn_at = INF
+            live._turn_at = inf
             live._turn_key = None
             flipped(at)
             continue
@@ -138,22 +200,26 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             # a race opens (LiveTable._show and _after): its clock runs from now
             live._round, live._round_slaps, live._first_slap = 1, 0, None
             live._race_opened = at
-            live._turn_at = live._deadlock_at = due = INF
+            live._turn_at = live._deadlock_at = due = inf
             live._turn_key = None
             live._race_at = race_at = at + race_ms
             limit = race_ms
         else:
             assert turn is not None
-            live._race_at = live._deadlock_at = INF
+            # (race_at and deadlock_at are inf already: a turn was due)
             # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
             hold = live._hold_until
             live._turn_key = (turn, game.flips, live._settles, True, hold)
-            delay = float(delays[turn]())
+            delay = real(delays[turn]())
             if not delay >= 0.0:  # also nan
                 delay = 0.0
             delay *= pace
             live._turn_at = due = (at if at > hold else hold) + (delay if delay < most else most)
-            limit = BOT_FLINCH_LIMIT_MS
+            if not want:  # the common case: a card nobody could slap
+                limit_at = live._limit_at
+                live._due = (due, turn_kind) if not limit_at < due else (limit_at, limit_kind)
+                continue
+            limit = flinch_ms
         # then the bots' reactions to the card, if any bot could slap it (Seating.reactions)
         if want:
             slaps = []
@@ -162,21 +228,21 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                     continue
                 intent = react(top, called_rank, rules)
                 if intent is not None:
-                    reaction = float(intent.reaction_ms)
+                    reaction = real(intent.reaction_ms)
                     if 0.0 <= reaction <= limit:  # also drops nan
                         slaps.append((at + reaction, s, reaction, bool(intent.call)))
             if slaps:
                 slaps.sort()
                 bot_slaps += slaps
         # the next deadline (LiveTable._next_due: no waits or grace here)
-        due_kind = _TURN
+        due_kind = turn_kind
         if bot_slaps:
             first = bot_slaps[0][0]
             if not due < first:
-                due, due_kind = first, _BOT
+                due, due_kind = first, bot_kind
         if racing and race_at < due:
-            due, due_kind = race_at, _RACE
+            due, due_kind = race_at, race_kind
         limit_at = live._limit_at
         if limit_at < due:
-            due, due_kind = limit_at, _LIMIT
+            due, due_kind = limit_at, limit_kind
         live._due = (due, due_kind)
