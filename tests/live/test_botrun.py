@@ -123,3 +123,14 @@ def test_the_loop_takes_only_tables_of_fast_bots_shown_at_once() -> None:
     plain.start(0.0)
     plain.run(max_flips=30)  # the general path plays it
     assert plain.game.flips == 30
+
+
+def test_the_loop_knows_the_tables_deadline_kinds() -> None:
+    from slapjack.live import botrun, table
+
+    assert (botrun._BOT, botrun._RACE, botrun._TURN, botrun._LIMIT) == (
+        table._BOT,
+        table._RACE,
+        table._TURN,
+        table._LIMIT,
+    )

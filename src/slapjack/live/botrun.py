@@ -2,12 +2,15 @@
 
 :meth:`LiveTable.run <slapjack.live.table.LiveTable.run>` hands a table whose
 every seat is a :class:`~slapjack.bots.FastBot`, shown each cue the moment it
-is turned and flipping on its bots' delays, to :func:`run_bots`. Most cards
-are flipped by a bot and nobody could slap them: this loop does that case
-itself, with the same state changes, the same random draws in the same order
-and the same events as the general path (``LiveTable._fire``), which it calls
-for everything else (a race, a slap, a deadlock, the time limit). The tests in
-``tests/live/test_botrun.py`` play games both ways and compare them.
+is turned and flipping on its bots' delays, to :func:`run_bots`. The loop does
+the common steps itself: a bot flips (a card nobody could slap costs one
+look-up in an interest table), a race opens and the bots' reactions are asked
+from the card alone, a bot's slap is applied, and what is due next (the open
+race, the next turn) is set. It makes the same state changes, the same random
+draws in the same order and the same events as the general path
+(``LiveTable._fire``), which it calls for everything else (a race closing, a
+reslap round, a say-it wait, a deadlock, the time limit).
+``tests/live/test_botrun.py`` plays games both ways and compares them.
 """
 
 from __future__ import annotations
