@@ -39,6 +39,7 @@ from slapjack.core import (
 from slapjack.core.events import RaceTied
 from slapjack.core.game import MAX_REACTION_MS
 
+from .botrun import bots_only, run_bots
 from .referee import LocalReferee, RacePolicy
 from .seating import BotFactory, Seating
 from .timing import BOT_FLINCH_LIMIT_MS, LiveTiming
@@ -88,10 +89,8 @@ class LiveTable:
         self.rules: Rules = game.rules
         # a Table records every action; a bare Game (a simulation that keeps no
         # record) is played the same way, unrecorded
-        self._do_flip = table.flip
-        self._do_slap = table.slap
-        self._do_settle = table.settle
-        self._do_time_up = table.time_up
+        self._do_flip, self._do_slap = table.flip, table.slap
+        self._do_settle, self._do_time_up = table.settle, table.time_up
         self.timing = timing or LiveTiming()
         self.referee: RacePolicy = referee if referee is not None else LocalReferee()
         n = self.game.n
@@ -116,8 +115,7 @@ class LiveTable:
         self._out: list[Event] = []
         self._cue = 0
         self._cue_shown: float | None = None
-        self._round = 0
-        self._round_slaps = 0
+        self._round = self._round_slaps = 0
         self._first_slap: float | None = None
         self._race_opened = INF
         self._settles = 0
@@ -214,6 +212,9 @@ class LiveTable:
         is over, ``max_flips`` cards have been flipped, or nothing is due."""
         game = self.game
         cap = max_flips if max_flips is not None else -1
+        delays = bots_only(self)  # a table of bots only: the loop of .botrun
+        if delays is not None:
+            return run_bots(self, delays, until, cap)
         fire = self._fire
         while not game.over and game.flips != cap:
             at, kind = self._due
@@ -376,13 +377,15 @@ class LiveTable:
         game = self.game
         t = int(at - self._origin)
         self._out += self._do_flip(seat, t if t > game.t else game.t)
+        self._flipped(at)
+
+    def _flipped(self, at: float) -> None:
+        """After a flip at ``at``: a fresh cue, the next turn's timer, the bots' reactions."""
+        game = self.game
         self._cue += 1
-        if self._bot_slaps:
-            self._bot_slaps.clear()
-        if self._waits:
-            self._waits.clear()
-        if self._called:
-            self._called.clear()
+        self._bot_slaps.clear()
+        self._waits.clear()
+        self._called.clear()
         if game.race_open:
             self._round = 1
             self._round_slaps = 0

@@ -30,6 +30,10 @@ what the served game's fair referee waits at a table of bots, whose round
 trips it does not know (``FairConfig.unknown_rtt_ms``)."""
 
 
+_SERVED = LiveTiming()
+"""The served game's timings (made once: every simulated game uses them by default)."""
+
+
 class SimulationError(SlapjackError):
     """The simulator was given something it cannot run (or the engine stalled)."""
 
@@ -131,7 +135,7 @@ def play_game(
     live = LiveTable(
         table or game,
         bots=players,
-        timing=timing,
+        timing=timing if timing is not None else _SERVED,
         referee=LocalReferee(window_ms),
         people=people,
     )

@@ -1,0 +1,251 @@
+"""The live table's run loop for a table of bots only (the simulator's case).
+
+:meth:`LiveTable.run <slapjack.live.table.LiveTable.run>` hands a table whose
+every seat is a :class:`~slapjack.bots.FastBot`, shown each cue the moment it
+is turned and flipping on its bots' delays, to :func:`run_bots`. The loop does
+the common steps itself: a bot flips (a card nobody could slap costs one
+look-up in an interest table), a race opens and the bots' reactions are asked
+from the card alone, a bot's slap is applied, and what is due next (the open
+race, the next turn) is set. It makes the same state changes, the same random
+draws in the same order and the same events as the general path
+(``LiveTable._fire``), which it calls for everything else (a race closing, a
+reslap round, a say-it wait, a deadlock, the time limit).
+``tests/live/test_botrun.py`` plays games both ways and compares them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from slapjack.core import Rules
+from slapjack.core.game import MAX_REACTION_MS
+
+from .timing import BOT_FLINCH_LIMIT_MS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .table import LiveTable
+
+INF: Final = math.inf
+_BOT, _RACE, _TURN, _LIMIT = 0, 2, 4, 5  # the table's deadline kinds (see table.py)
+
+
+def bots_only(live: LiveTable) -> list[Callable[[], float]] | None:
+    """The seats' flip-delay draws, if :func:`run_bots` may run ``live``; else ``None``."""
+    seating = live.seating
+    if not live._auto_shown or live.timing.tempo == "fixed" or seating.has_humans or live._grace:
+        return None
+    fast = seating.fast
+    if len(seating.bots) != len(fast):
+        return None
+    delays: list[Callable[[], float]] = []
+    for f in fast:
+        if f is None:
+            return None
+        delays.append(f.next_flip_delay_ms)
+    return delays
+
+
+_INTEREST: dict[tuple[int, tuple[object, ...]], tuple[Rules, list[bool | None]]] = {}
+
+
+def _interest(live: LiveTable) -> list[bool | None]:
+    r"""``interest[rank * 14 + call + 1]`` (call 0: none): could any bot slap this
+    card? (``Seating.wanted``.) Filled as cards come; shared by the tables whose
+    bots have equal ``decision_key``\ s (they answer ``might_slap`` alike) and rules."""
+    keys = tuple(getattr(b, "decision_key", None) for b in live.seating.bots.values())
+    if None in keys:
+        return [None] * (13 * 14)
+    rules = live.rules
+    entry = _INTEREST.get((id(rules), keys))
+    if entry is None or entry[0] is not rules:
+        if len(_INTEREST) > 256:
+            _INTEREST.clear()
+        entry = _INTEREST[(id(rules), keys)] = (rules, [None] * (13 * 14))
+    return entry[1]
+
+
+def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, cap: int) -> None:
+    """``live.run(until, max_flips=cap)`` for a table :func:`bots_only` accepted."""
+    game = live.game
+    rules = live.rules
+    centre, is_out = game.centre, game.is_out
+    fire, flipped, after = live._fire, live._flipped, live._after
+    do_flip, do_slap, apply_slap = live._do_flip, live._do_slap, live._apply_slap
+    bound = live.referee.bound_reaction
+    wanted = live.seating.wanted
+    # each bot's decision on a new card, in the order Seating.reactions asks them
+    fast = live.seating.fast
+    deciders = [(s, f.react_card) for s, f in ((s, fast[s]) for s in live.seating.bots) if f]
+    out, bot_slaps, waits, called = live._out, live._bot_slaps, live._waits, live._called
+    origin = live._origin
+    timing = live.timing
+    say_it, call_wait = live._say_it, timing.call_wait_ms
+    pace = timing.bot_pace  # no humans: never the bots-only pace
+    race_ms = timing.irish_timeout_ms if live._irish else timing.jack_timeout_ms
+    most = timing.max_bot_flip_ms
+    turn_ms = timing.turn_ms
+    if turn_ms and turn_ms < most:
+        most = turn_ms
+    interest = _interest(live)
+    n = game.n
+    close_race, race_deadline = live._close_race, live._race_deadline
+    inf, bot_kind, race_kind, turn_kind, limit_kind = INF, _BOT, _RACE, _TURN, _LIMIT
+    flinch_ms, most_ms, real = BOT_FLINCH_LIMIT_MS, MAX_REACTION_MS, float
+    while not game.over and game.flips != cap:
+        at, kind = live._due
+        if at > until or at == inf:
+            return
+        if kind == bot_kind:
+            # a bot's slap is due (LiveTable._fire, _slap and _apply_slap)
+            _, seat, claimed, call = bot_slaps.pop(0)
+            if is_out[seat]:
+                after(at)
+                continue
+            reaction = real(bound(seat, game.flips, claimed, 0.0, claimed, at))
+            reaction = reaction if reaction > 0.0 else 0.0  # min(max(0.0, r), most), also nan
+            if most_ms < reaction:
+                reaction = most_ms
+            call = call or seat in called
+            if not game.race_open:
+                apply_slap(seat, reaction, call, at)  # a slap on a card that is no race
+                after(at)
+                continue
+            if say_it and not call:
+                among = game.reslap_among
+                if seat not in waits and (among is None or seat in among):
+                    waits[seat] = (at + call_wait, reaction)
+                after(at)
+                continue
+            t = int(at - origin)
+            gt = game.t
+            events = do_slap(seat, reaction, call, t if t > gt else gt)
+            if events:
+                out += events
+                slaps_in = live._round_slaps = live._round_slaps + 1
+                if live._first_slap is None:
+                    live._first_slap = at
+                    live._race_at = race_deadline()
+                among = game.reslap_among  # each seat that may slap, once a round
+                if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
+                    close_race(at)
+            # what is due next (LiveTable._after and _next_due, for the two
+            # positions a bot's slap mostly leaves: a race still open, the next turn)
+            if waits or game.over:
+                after(at)
+                continue
+            if game.race_open:
+                live._turn_at = live._deadlock_at = inf
+                live._turn_key = None
+                due = live._race_at
+                if due == inf:
+                    due = live._race_at = race_deadline()
+                due_kind = race_kind
+                if bot_slaps:
+                    first = bot_slaps[0][0]
+                    if not due < first:
+                        due, due_kind = first, bot_kind
+            else:
+                turn = game.turn
+                if turn is None or bot_slaps:
+                    after(at)
+                    continue
+                live._race_at = live._deadlock_at = inf
+                hold = live._hold_until
+                key = (turn, game.flips, live._settles, True, hold)
+                if key == live._turn_key:
+                    due = live._turn_at  # the turn's timer runs already
+                else:  # (LiveTable._schedule_turn)
+                    live._turn_key = key
+                    delay = real(delays[turn]())
+                    if not delay >= 0.0:  # also nan
+                        delay = 0.0
+                    delay *= pace
+                    due = (at if at > hold else hold) + (delay if delay < most else most)
+                    live._turn_at = due
+                due_kind = turn_kind
+            limit_at = live._limit_at
+            if limit_at < due:
+                due, due_kind = limit_at, limit_kind
+            live._due = (due, due_kind)
+            continue
+        on_turn = game.turn
+        if kind != turn_kind or on_turn is None or game.race_open:
+            fire(kind, at)
+            continue
+        # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped)
+        t = int(at - origin)
+        gt = game.t
+        out += do_flip(on_turn, t if t > gt else gt)
+        turn = game.turn
+        racing = game.race_open
+        if game.over or game.reslap_among is not None or (turn is None and not racing):
+            live._turn_at = inf
+            live._turn_key = None
+            flipped(at)
+            continue
+        live._cue += 1
+        if bot_slaps:
+            bot_slaps.clear()
+        if waits:
+            waits.clear()
+        if called:
+            called.clear()
+        live._cue_shown = at
+        top = centre[-1]
+        called_rank = game.top_call
+        key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
+        want = interest[key]
+        if want is None:
+            want = interest[key] = wanted(game)
+        if racing:
+            # a race opens (LiveTable._show and _after): its clock runs from now
+            live._round, live._round_slaps, live._first_slap = 1, 0, None
+            live._race_opened = at
+            live._turn_at = live._deadlock_at = due = inf
+            live._turn_key = None
+            live._race_at = race_at = at + race_ms
+            limit = race_ms
+        else:
+            assert turn is not None
+            # (race_at and deadlock_at are inf already: a turn was due)
+            # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
+            hold = live._hold_until
+            live._turn_key = (turn, game.flips, live._settles, True, hold)
+            delay = real(delays[turn]())
+            if not delay >= 0.0:  # also nan
+                delay = 0.0
+            delay *= pace
+            live._turn_at = due = (at if at > hold else hold) + (delay if delay < most else most)
+            if not want:  # the common case: a card nobody could slap
+                limit_at = live._limit_at
+                live._due = (due, turn_kind) if not limit_at < due else (limit_at, limit_kind)
+                continue
+            limit = flinch_ms
+        # then the bots' reactions to the card, if any bot could slap it (Seating.reactions)
+        if want:
+            slaps = []
+            for s, react in deciders:
+                if is_out[s]:
+                    continue
+                intent = react(top, called_rank, rules)
+                if intent is not None:
+                    reaction = real(intent.reaction_ms)
+                    if 0.0 <= reaction <= limit:  # also drops nan
+                        slaps.append((at + reaction, s, reaction, bool(intent.call)))
+            if slaps:
+                slaps.sort()
+                bot_slaps += slaps
+        # the next deadline (LiveTable._next_due: no waits or grace here)
+        due_kind = turn_kind
+        if bot_slaps:
+            first = bot_slaps[0][0]
+            if not due < first:
+                due, due_kind = first, bot_kind
+        if racing and race_at < due:
+            due, due_kind = race_at, race_kind
+        limit_at = live._limit_at
+        if limit_at < due:
+            due, due_kind = limit_at, limit_kind
+        live._due = (due, due_kind)
