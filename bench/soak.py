@@ -1271,12 +1271,30 @@ def main() -> None:
         "--hostile-every", type=float, default=0.5, help="seconds between hostile clients"
     )
     parser.add_argument("--sample-every", type=float, default=30.0, help="seconds between samples")
+    parser.add_argument(
+        "--drop-chance",
+        type=float,
+        default=Config.drop_chance,
+        help="per player and game: the chance of dropping the socket once and coming back",
+    )
+    parser.add_argument(
+        "--time-limit",
+        default="{},{}".format(*Config.time_limit),
+        metavar="MIN,MAX",
+        help="each game ends by time within MIN..MAX seconds",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", type=Path, default=None, help="keep the data and log here")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
     if args.players < SEATS:
         parser.error("--players must be at least 4")
+    try:
+        low, high = (int(x) for x in args.time_limit.split(","))
+    except ValueError:
+        parser.error(f"--time-limit is MIN,MAX in whole seconds, got {args.time_limit!r}")
+    if not 1 <= low <= high:
+        parser.error(f"--time-limit needs 1 <= MIN <= MAX, got {args.time_limit!r}")
     config = Config(
         players=args.players,
         seconds=args.seconds,
@@ -1284,13 +1302,15 @@ def main() -> None:
         restart_window=args.restart_window,
         hostile_every=args.hostile_every,
         sample_every=args.sample_every,
+        drop_chance=args.drop_chance,
+        time_limit=(low, high),
         seed=args.seed,
     )
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
     result = run_soak(config, args.keep)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps({**result, "hostile_kinds": list(HOSTILE)}))
     else:
         print_result(result)
     sys.exit(1 if result["problems"] else 0)
