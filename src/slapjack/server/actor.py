@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slapjack.core import SlapjackError
+from slapjack.store import StaleOwner
 
 from .connection import Conn
 from .metrics import METRICS
@@ -75,6 +76,11 @@ class Actor:
         """After an input: whether the task ends now."""
         return False
 
+    def fenced_off(self, exc: StaleOwner) -> None:
+        """A write was refused: another node owns this room now (scale-out).
+        The input's frames are dropped (nothing that is not stored is told);
+        the actor gives up the room (a room sends its clients ``moved``)."""
+
     async def run(self) -> None:
         metrics = METRICS
         while True:
@@ -121,6 +127,12 @@ class Actor:
         for op in ops:
             try:
                 await op()
+            except StaleOwner as exc:
+                log.warning("%s: fenced off (%s): giving the room up", self.name, exc.message)
+                METRICS.count("fenced_off")
+                self._frames = []
+                self.fenced_off(exc)
+                return
             except Exception:
                 log.exception("%s: store write failed", self.name)
 
@@ -131,6 +143,12 @@ class Actor:
             started = time.perf_counter()
             try:
                 await op()
+            except StaleOwner as exc:
+                log.warning("%s: fenced off (%s): giving the room up", self.name, exc.message)
+                METRICS.count("fenced_off")
+                self._behind.clear()
+                self.submit(lambda exc=exc: self.fenced_off(exc))  # type: ignore[misc]
+                return
             except Exception:
                 log.exception("%s: store write failed", self.name)
             METRICS.write_ms.append((time.perf_counter() - started) * 1000.0)

@@ -24,11 +24,15 @@ from slapjack.bots import make_bot
 from slapjack.core import Table
 from slapjack.live import LiveTable
 from slapjack.protocol import (
+    CLOSE_MOVED,
     CreateRoom,
+    Moved,
     RoomInfo,
+    encode,
     error_frame,
     welcome_frame,
 )
+from slapjack.store import StaleOwner
 from slapjack.store.base import RoomState, Store
 
 from . import frames, inputs
@@ -61,12 +65,25 @@ class Room(Actor):
         setup: RoomSetup | None = None,
         clock: Callable[[], float] | None = None,
         on_close: Callable[[Room], None] | None = None,
+        owner: str | None = None,
+        epoch: int | None = None,
+        on_owned: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(f"room {code}", clock)
         self.code = code
         self.settings = settings
         self.store = store
-        self.writes = RoomWrites(store, code, lambda: self.last_game_id, self._finished_as)
+        self.writes = RoomWrites(
+            store,
+            code,
+            lambda: self.last_game_id,
+            self._finished_as,
+            owner=owner,
+            epoch=epoch,
+            on_owned=on_owned,
+        )
+        self.gave_up = False
+        """True once this node gave the room up (fenced off, or handed over)."""
         self.referee_factory = referee
         self.referee: Referee = referee()
         self.timing = timing or RoomTiming()
@@ -102,9 +119,12 @@ class Room(Actor):
         referee: RefereeFactory = ArrivalReferee,
         clock: Callable[[], float] | None = None,
         on_close: Callable[[Room], None] | None = None,
+        owner: str | None = None,
+        epoch: int | None = None,
     ) -> Room:
-        """Rebuild a live room from the store after a restart, in the state its
-        players last saw (its record holds every decision, settles included)."""
+        """Rebuild a live room from the store after a restart (or, with
+        ``owner`` and ``epoch``, on the node that took it over), in the state
+        its players last saw (its record holds every decision, settles included)."""
         snap = RoomSnapshot.from_dict(state.settings)
         room = cls(
             state.code,
@@ -115,6 +135,8 @@ class Room(Actor):
             setup=RoomSetup(deck=snap.deck, seed=snap.seed, bot_seed=snap.bot_seed),
             clock=clock,
             on_close=on_close,
+            owner=owner,
+            epoch=epoch,
         )
         room.seats = Seats.restored(snap.create.seats, state.seats, snap.rematch)
         room.game_no, room.last_game_id = snap.game_no, snap.game_id
@@ -136,7 +158,10 @@ class Room(Actor):
         if self.status != "closed":
             return False
         for conn in list(self.conns):
-            conn.close(4004, "room closed")
+            if self.gave_up:
+                conn.close(CLOSE_MOVED, "moved")
+            else:
+                conn.close(4004, "room closed")
         self.conns.clear()
         if self._on_close is not None:
             self._on_close(self)
@@ -153,6 +178,27 @@ class Room(Actor):
         await super().stop()
         for conn in list(self.conns):
             conn.close(1001, "server shutting down")
+
+    def fenced_off(self, exc: StaleOwner) -> None:
+        """Another node owns the room now: stop here, without writing anything,
+        and send every client ``moved`` (it reconnects and is sent on to the
+        new owner)."""
+        self.give_up("stopped")
+
+    def give_up(self, reason: str, retry_ms: int = 200) -> None:
+        """Stop the room on this node (room task): its timers end, its clients
+        get ``moved`` and are closed with 4010; nothing more is written."""
+        if self.status == "closed":
+            return
+        self.gave_up = True
+        self.status = "closed"
+        self._ops = []
+        for name in list(self._timers):
+            self.cancel(name)
+        frame = encode(
+            Moved(code=self.code, node=None, url=None, ws=None, retry_ms=retry_ms, reason=reason)  # type: ignore[arg-type]
+        )
+        self._frames = [(conn, frame) for conn in self.conns]
 
     # ---------------------------------------------------------------- the game
 

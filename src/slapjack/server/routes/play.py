@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, WebSocket
 
-from slapjack.protocol import ErrorCode, error_frame
+from slapjack.cluster import ClusterUnavailable
+from slapjack.protocol import CLOSE_MOVED, ErrorCode, Moved, encode, error_frame
 
+from ..clustering import RETRY_MS, Member, moved
 from ..connection import client_key
 from ..metrics import METRICS
 from ..sockets import CLOSE_FLOOD, serve_socket
@@ -22,6 +24,12 @@ async def ws_endpoint(ws: WebSocket, code: str) -> None:
     ctx = context(ws)
     await ws.accept()
     room = ctx.lobby.get(code)
+    if (room is None or room.status == "closed") and ctx.member is not None:
+        frame = await _where(ctx.member, code.strip().upper())
+        if frame is not None:
+            await ws.send_text(encode(frame))
+            await ws.close(CLOSE_MOVED, "moved")
+            return
     if room is None or room.status == "closed":
         await ws.send_text(error_frame(ErrorCode.ROOM_CLOSED, "no such room"))
         await ws.close(CLOSE_NO_ROOM, "no such room")
@@ -45,3 +53,20 @@ async def ws_endpoint(ws: WebSocket, code: str) -> None:
         ctx.sockets[key] -= 1
         if ctx.sockets[key] <= 0:
             del ctx.sockets[key]
+
+
+async def _where(member: Member, code: str) -> Moved | None:
+    """The ``moved`` frame for a room this node does not run (``None``: no such room)."""
+    try:
+        where = await member.locate(code)
+        if where is None:
+            return None
+        if where.node == member.node.node:  # ours, but not running (yet): being rebuilt
+            return moved(code, None, "takeover")
+        return moved(code, where)
+    except ClusterUnavailable:
+        return Moved(
+            code=code, node=None, url=None, ws=None, retry_ms=RETRY_MS, reason="unavailable"
+        )
+    except ValueError:  # not a room code at all
+        return None
