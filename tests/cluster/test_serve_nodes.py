@@ -205,7 +205,7 @@ def reference(record: Record) -> list[dict[str, Any]]:
         if g.race_open:
             for s in g.in_seats():
                 table.apply(Slap(s, REACTION[s], False, t))
-            table.settle(final=True)
+            table.settle(final=False)  # as the live table settles a race (no tie: no reslap)
         else:
             assert g.turn is not None
             table.apply(Flip(g.turn, t))
@@ -214,12 +214,20 @@ def reference(record: Record) -> list[dict[str, Any]]:
 
 
 def untimed(record: Record) -> list[dict[str, Any]]:
-    out = []
+    """The actions without their times; the slaps of one race in seat order
+    (which slap arrived first is timing too: the race goes by reaction)."""
+    out: list[dict[str, Any]] = []
+    race: list[dict[str, Any]] = []
     for action in record.actions:
         data = action_to_dict(action, record.players)
         data.pop("t", None)
+        if "slap" in data:
+            race.append(data)
+            continue
+        out += sorted(race, key=lambda d: record.players.index(d["slap"]))
+        race = []
         out.append(data)
-    return out
+    return out + race
 
 
 async def room_on(node: NodeProc, http: httpx.AsyncClient, seed: int) -> str:
@@ -342,7 +350,7 @@ async def test_kill_9_of_the_owner_mid_race_resumes_on_another_node(
 async def test_a_stopped_owner_is_fenced_off_and_gives_the_room_up(
     nodes: list[NodeProc],
 ) -> None:
-    a, b, c = nodes
+    a, b, _c = nodes
     async with httpx.AsyncClient(timeout=10) as http:
         code, players = await start_game(nodes, http)
         with players_running(players):
