@@ -18,13 +18,13 @@ import logging
 import secrets
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from slapjack.bots import make_bot
 from slapjack.core import Table
 from slapjack.live import LiveTable
+from slapjack.protocol import CLOSE_MOVED as MOVED_CODE
 from slapjack.protocol import (
-    CLOSE_MOVED,
     CreateRoom,
     Moved,
     RoomInfo,
@@ -47,6 +47,9 @@ from .settings import RoomSetup, RoomSnapshot, RoomTiming, room_rules
 log = logging.getLogger(__name__)
 
 Status = Literal["waiting", "playing", "over", "closed"]
+CLOSE_MOVED: Final = 4010
+"""Close code after a ``moved`` frame (the protocol's ``CLOSE_MOVED``)."""
+assert CLOSE_MOVED == MOVED_CODE
 INF = float("inf")
 
 

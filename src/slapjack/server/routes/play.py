@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from fastapi import APIRouter, WebSocket
 
 from slapjack.cluster import ClusterUnavailable
-from slapjack.protocol import CLOSE_MOVED, ErrorCode, Moved, encode, error_frame
+from slapjack.protocol import CLOSE_MOVED as MOVED_CODE
+from slapjack.protocol import ErrorCode, Moved, encode, error_frame
 
 from ..clustering import RETRY_MS, Member, moved
 from ..connection import client_key
@@ -16,6 +19,9 @@ from .context import context
 router = APIRouter()
 
 CLOSE_NO_ROOM = 4004
+CLOSE_MOVED: Final = 4010
+"""Close code after a ``moved`` frame (the protocol's ``CLOSE_MOVED``)."""
+assert CLOSE_MOVED == MOVED_CODE
 """Close code of a socket to a room that does not exist or has closed."""
 
 
