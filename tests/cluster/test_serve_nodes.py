@@ -377,3 +377,22 @@ async def test_a_stopped_owner_is_fenced_off_and_gives_the_room_up(
         assert r.status_code in (200, 404), r.text
         record = await stored_record(http, a, code)
         assert untimed(record) == reference(record)
+
+
+async def test_sigterm_drains_the_node_and_the_game_goes_on_elsewhere(
+    nodes: list[NodeProc],
+) -> None:
+    a, b, c = nodes
+    async with httpx.AsyncClient(timeout=10) as http:
+        code, players = await start_game(nodes, http)
+        with players_running(players):
+            await asyncio.wait_for(players[1].race_seen.wait(), 30)
+            a.signal(signal.SIGTERM)
+            assert a.proc is not None
+            await asyncio.to_thread(a.proc.wait, 20)  # it exits once its rooms are handed over
+            await until_over(players)
+        assert {p.welcomes[-1] for p in players} <= {b.url, c.url}
+        log = a.log.read_text()
+        assert "drains" in log and f"room {code} handed to node" in log, log[-2000:]
+        record = await stored_record(http, b, code)
+        assert untimed(record) == reference(record)

@@ -69,13 +69,45 @@ def server_config(app: Any, log_level: str, *, compress: bool = False) -> uvicor
     )
 
 
-async def _serve(server: uvicorn.Server, sock: socket.socket) -> None:
+async def _serve(server: uvicorn.Server, sock: socket.socket, app: Any = None) -> None:
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.wait({task}, timeout=0.05)
     if server.started:
         tune_runtime()
+        member = getattr(getattr(getattr(app, "state", None), "ctx", None), "member", None)
+        if member is not None:
+            drain_on_sigterm(server, member)
     await task
+
+
+def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
+    """A cluster node's SIGTERM: stop taking rooms, hand every room to another
+    node (its clients get ``moved``), then shut down as usual. A second
+    SIGTERM (or SIGINT) shuts down at once."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    log = logging.getLogger("slapjack.cluster")
+    tasks: list[asyncio.Task[None]] = []
+    signalled: list[int] = []
+
+    async def drain_then_exit() -> None:
+        try:
+            log.warning("cluster: SIGTERM: node %s drains", member.node.node)
+            await member.drain()
+            log.warning("cluster: node %s drained; shutting down", member.node.node)
+        finally:
+            server.should_exit = True
+
+    def on_sigterm(sig: int, frame: Any) -> None:
+        if signalled:  # the second one: at once
+            server.handle_exit(sig, frame)
+            return
+        signalled.append(sig)
+        loop.call_soon_threadsafe(lambda: tasks.append(loop.create_task(drain_then_exit())))
+
+    signal.signal(signal.SIGTERM, on_sigterm)
 
 
 def register(app: typer.Typer) -> None:
@@ -280,4 +312,4 @@ def serve(
     config = server_config(app, log_level, compress=compress)
     server = uvicorn.Server(config)
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
-        runner.run(_serve(server, sock))
+        runner.run(_serve(server, sock, app))
