@@ -190,7 +190,7 @@ async def list_rooms(
 
 
 @router.post("/rooms", response_model=None)
-async def post_room(ctx: Ctx, request: Request, settings: CreateRoom) -> RoomCreated | JSONResponse:
+async def post_room(ctx: Ctx, request: Request, settings: CreateRoom) -> RoomCreated | Response:
     refused = ctx.limited(request, ctx.creations, "room creation")
     if refused is not None:
         return refused
@@ -206,7 +206,7 @@ async def post_room(ctx: Ctx, request: Request, settings: CreateRoom) -> RoomCre
 
 
 @router.post("/play-now", response_model=None)
-async def play_now(ctx: Ctx, request: Request, body: PlayNow) -> Joined | JSONResponse:
+async def play_now(ctx: Ctx, request: Request, body: PlayNow) -> Joined | Response:
     refused = ctx.limited(request, ctx.quick_games, "play-now")
     if refused is not None:
         return refused
