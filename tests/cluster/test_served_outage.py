@@ -151,3 +151,35 @@ async def test_a_socket_to_a_room_of_another_node_is_moved(
     finally:
         b.stop()
         a.stop()
+
+
+async def test_new_rooms_spread_over_the_nodes_with_codes_unique_across_them(
+    pg_url: str, own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    served = [serve_node(pg_url, own_redis.url, n, tmp_path / n) for n in ("a", "b", "c")]
+    try:
+        async with httpx.AsyncClient(timeout=20) as http:
+            for _ in range(100):  # every node has sent a heartbeat
+                status = (await http.get(f"{served[0].url}/api/cluster")).json()
+                if status["summary"]["live"] == 3:
+                    break
+                await asyncio.sleep(0.05)
+            answers = await asyncio.gather(
+                *(http.post(f"{served[i % 3].url}/api/rooms", json={}) for i in range(45))
+            )
+            assert all(r.status_code == 200 for r in answers), [r.text for r in answers]
+            codes = [r.json()["code"] for r in answers]
+            assert len(set(codes)) == 45
+            per_node = {s.port: 0 for s in served}
+            for r in answers:
+                port = int(r.json()["ws"].split(":")[2].split("/")[0])
+                per_node[port] += 1
+            assert all(n >= 5 for n in per_node.values()), per_node  # placed on every node
+            for s in served:  # each node runs exactly the rooms its answers named
+                rooms = s.app.state.lobby.rooms
+                assert len(rooms) == per_node[s.port]
+            listed = (await http.get(f"{served[1].url}/api/rooms", params={"limit": 100})).json()
+            assert sorted(r["code"] for r in listed["rooms"]) == sorted(codes)  # one lobby
+    finally:
+        for s in served:
+            s.stop()
