@@ -143,6 +143,7 @@ WS_CODES: Final = frozenset(
         ErrorCode.NO_TIME_LIMIT,
         ErrorCode.ILLEGAL_ACTION,
         ErrorCode.REFUSED,
+        ErrorCode.STORE_UNAVAILABLE,
     }
 )
 """The codes an ``error`` frame on the WebSocket may carry (the rest are HTTP's)."""

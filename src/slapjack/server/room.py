@@ -26,13 +26,14 @@ from slapjack.live import LiveTable
 from slapjack.protocol import CLOSE_MOVED as MOVED_CODE
 from slapjack.protocol import (
     CreateRoom,
+    ErrorCode,
     Moved,
     RoomInfo,
     encode,
     error_frame,
     welcome_frame,
 )
-from slapjack.store import StaleOwner
+from slapjack.store import StaleOwner, StoreUnavailable
 from slapjack.store.base import RoomState, Store
 
 from . import frames, inputs
@@ -181,6 +182,18 @@ class Room(Actor):
         await super().stop()
         for conn in list(self.conns):
             conn.close(1001, "server shutting down")
+
+    def store_paused(self, exc: StoreUnavailable) -> None:
+        """PostgreSQL is down: tell every client the game is paused (the frames
+        of what happened wait until it is stored)."""
+        text = error_frame(
+            ErrorCode.STORE_UNAVAILABLE,
+            "the game is paused: its moves cannot be stored right now; it goes on"
+            " by itself once the database answers",
+            with_id=False,
+        )
+        for conn in list(self.conns):
+            conn.send(text)
 
     def fenced_off(self, exc: StaleOwner) -> None:
         """Another node owns the room now: stop here, without writing anything,
