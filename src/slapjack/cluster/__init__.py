@@ -8,8 +8,8 @@ PostgreSQL (the durable record and who owns each room, with fencing epochs).
 * :class:`Watcher`: takeover of the rooms of a node that died;
 * :func:`cluster_status`: ``slapjack cluster status`` and ``/api/cluster``.
 
-Not wired into the server yet; docs/storage.md ("Scale-out") and
-docs/deploy.md say how the server uses it.
+The server uses it through ``slapjack.server.clustering`` (``slapjack serve
+--redis-url``); docs/storage.md ("Scale-out") and docs/deploy.md describe it.
 """
 
 from __future__ import annotations

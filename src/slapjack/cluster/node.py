@@ -35,6 +35,7 @@ from .errors import BadClusterInput, ClusterUnavailable, CodesExhausted
 from .view import (
     NODES_KEPT_MS,
     OP_TIMEOUT_S,
+    RESERVATION_MS,
     ClusterView,
     Listing,
     Location,
@@ -138,6 +139,7 @@ class Node:
         self.owned: dict[str, int] = {}
         self._listings: dict[str, Listing] = {}
         self._reserved: set[str] = set()  # codes reserved without Redis
+        self._held: set[str] = set()  # reserved codes of rooms still waiting for players
         self._room_ops: dict[str, tuple[str, int]] = {}
         self._listing_ops: dict[str, Listing | None] = {}
         self._flush_lock = asyncio.Lock()
@@ -277,6 +279,9 @@ class Node:
             pipe.delete(view.placed_key(self.node))
             pipe.pexpire(view.lobby_key(self.node), ttl_ms)
             pipe.zremrangebyscore(view.nodes_key, "-inf", info.last_seen_ms - NODES_KEPT_MS)
+            for code in self._held:  # rooms still waiting: keep their codes reserved
+                pipe.set(view.room_key(code), f"{self.node}#0", px=RESERVATION_MS, nx=True)
+                pipe.pexpire(view.room_key(code), RESERVATION_MS)
             result = await pipe.execute()
         existed, draining, lobby_kept = bool(result[0]), result[3] == "1", bool(result[7])
         now = self._clock()
@@ -477,6 +482,7 @@ class Node:
             raise BadClusterInput(f"an owner's epoch is a whole number >= 1, got {epoch!r}")
         self.owned[code] = epoch
         self._reserved.discard(code)
+        self._held.discard(code)
         self.superseded.discard(code)
         self._room_ops[code] = ("own", epoch)
         if code in self._listings:
@@ -489,6 +495,9 @@ class Node:
         """This node no longer runs room ``code`` (closed, handed over, or lost)."""
         epoch = self.owned.pop(code, None)
         self.superseded.discard(code)
+        if code in self._held:  # a room that never got stored: give its code back
+            self._held.discard(code)
+            epoch = 0 if epoch is None else epoch
         if code in self._listings:
             del self._listings[code]
             self._listing_ops[code] = None
@@ -565,9 +574,16 @@ class Node:
             raise CodesExhausted(f"{attempts} room codes drawn, every one in use")
         return str(await self._ask(self.view.reserve_code(new_code, self.node, attempts=attempts)))
 
+    def hold(self, code: str) -> None:
+        """Keep the reserved ``code`` reserved (every heartbeat) while its room
+        waits for players here, until :meth:`own` (the room is stored) or
+        :meth:`disown`. A room waiting here is found by ``locate`` (epoch 0)."""
+        self._held.add(check_id(code, "a room code"))
+
     async def release_code(self, code: str) -> None:
         """Give back a reserved code whose room was not created."""
         self._reserved.discard(code)
+        self._held.discard(code)
         if self.view is not None:
             await self._ask(self.view.release_code(code, self.node))
 

@@ -315,10 +315,10 @@ local hot_cpu = tonumber(ARGV[3])
 local best = nil
 local rank = nil
 for i = 1, n do
-  local f = redis.call('HMGET', KEYS[i], 'url', 'players', 'cpu', 'draining', 'node')
+  local f = redis.call('HMGET', KEYS[i], 'url', 'players', 'cpu', 'draining', 'node', 'rooms')
   if f[1] and f[4] ~= '1' then
     local placed = tonumber(redis.call('GET', KEYS[n + i]) or '0') or 0
-    local load = (tonumber(f[2]) or 0) + placed * weight
+    local load = (tonumber(f[2]) or 0) + (tonumber(f[6]) or 0) + placed * weight
     local cpu = tonumber(f[3]) or 0
     local hot = 0
     if cpu >= hot_cpu then hot = 1 end
@@ -444,8 +444,8 @@ class ClusterView:
 
     async def place(self) -> str:
         """The node a new room should go to: the least-loaded live node that is
-        not draining (fewest players, counting rooms placed since its last
-        heartbeat; a node above :data:`HOT_CPU` only if all are; then the
+        not draining (fewest players plus rooms, counting each room placed
+        since its last heartbeat as two; a node above :data:`HOT_CPU` only if all are; then the
         lowest CPU; then the id). Atomic: concurrent placements spread."""
         ids = await self.node_ids()
         if not ids:

@@ -75,13 +75,45 @@ def server_config(
     )
 
 
-async def _serve(server: uvicorn.Server, sock: socket.socket) -> None:
+async def _serve(server: uvicorn.Server, sock: socket.socket, app: Any = None) -> None:
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.wait({task}, timeout=0.05)
     if server.started:
         tune_runtime()
+        member = getattr(getattr(getattr(app, "state", None), "ctx", None), "member", None)
+        if member is not None:
+            drain_on_sigterm(server, member)
     await task
+
+
+def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
+    """A cluster node's SIGTERM: stop taking rooms, hand every room to another
+    node (its clients get ``moved``), then shut down as usual. A second
+    SIGTERM (or SIGINT) shuts down at once."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    log = logging.getLogger("slapjack.cluster")
+    tasks: list[asyncio.Task[None]] = []
+    signalled: list[int] = []
+
+    async def drain_then_exit() -> None:
+        try:
+            log.warning("cluster: SIGTERM: node %s drains", member.node.node)
+            await member.drain()
+            log.warning("cluster: node %s drained; shutting down", member.node.node)
+        finally:
+            server.should_exit = True
+
+    def on_sigterm(sig: int, frame: Any) -> None:
+        if signalled:  # the second one: at once
+            server.handle_exit(sig, frame)
+            return
+        signalled.append(sig)
+        loop.call_soon_threadsafe(lambda: tasks.append(loop.create_task(drain_then_exit())))
+
+    signal.signal(signal.SIGTERM, on_sigterm)
 
 
 def register(app: typer.Typer) -> None:
@@ -184,6 +216,23 @@ def serve(
             help="uvicorn's WebSocket implementation: " + ", ".join(WS_IMPLEMENTATIONS) + ".",
         ),
     ] = "auto",
+    redis_url: Annotated[
+        str | None,
+        typer.Option(
+            "--redis-url",
+            metavar="URL",
+            help="Run as one node of a cluster (redis://host:6379/0) sharing "
+            "--database-url postgresql://… with the other nodes (docs/deploy.md).",
+        ),
+    ] = None,
+    node_id: Annotated[
+        str | None,
+        typer.Option("--node-id", help="This node's id in the cluster (default host:port)."),
+    ] = None,
+    cluster_prefix: Annotated[
+        str,
+        typer.Option("--cluster-prefix", help="The cluster's Redis key prefix."),
+    ] = "slapjack",
     _version: VersionOption = False,
 ) -> None:
     """Start the web game and print its address."""
@@ -240,6 +289,18 @@ def serve(
             invite = http_url(lan_ip, bound)
     if database_url is None:
         data_dir.mkdir(parents=True, exist_ok=True)
+    node_url: str | None = None
+    if redis_url is not None:
+        if database_url is None or not database_url.startswith(("postgresql:", "postgres:")):
+            raise CommandError(
+                "--redis-url: the nodes of a cluster share one PostgreSQL database:"
+                " give --database-url postgresql://…"
+            )
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        node_id = node_id or f"{shown}:{bound}"
+        node_url = invite or http_url(shown, bound)
+    elif node_id is not None:
+        raise CommandError("--node-id needs --redis-url (a node of a cluster)")
     app = create_app(
         data_dir=data_dir,
         database_url=database_url,
@@ -250,15 +311,21 @@ def serve(
         resolution_ms=tie_resolution_ms,
         limits=Limits() if rate_limits else Limits.relaxed(),
         public_url=invite,
+        redis_url=redis_url,
+        node_id=node_id,
+        node_url=node_url,
+        cluster_prefix=cluster_prefix,
     )
     typer.echo(f"Slapjack is served at {addresses[0]}/")
     for other in addresses[1:]:
         typer.echo(f"  also at {other}/")
     if invite is not None:
         typer.echo(f"Invite links use {invite}/")
+    if redis_url is not None:
+        typer.echo(f"Cluster node {node_id} at {node_url}/ (Redis {redis_url})")
     if local_only(invite or addresses[0]):
         typer.echo("  (they work on this machine only: --lan invites your local network)")
     config = server_config(app, log_level, compress=compress, ws=ws)
     server = uvicorn.Server(config)
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
-        runner.run(_serve(server, sock))
+        runner.run(_serve(server, sock, app))

@@ -57,12 +57,14 @@ from .encode import (
 from .names import MAX_PLAYER_NAME, MAX_ROOM_NAME, NAME_FORM, Name, RoomName, clean_name
 from .options import options_body
 from .to_client import (
+    CLOSE_MOVED,
     EVENT_MODELS,
     SERVER_MESSAGE,
     SERVER_MESSAGES,
     ErrorFrame,
     EventModel,
     FrameError,
+    Moved,
     Ping,
     RoomStatus,
     ServerMessage,
@@ -96,6 +98,7 @@ __all__ = [
     "BOT_LEVELS",
     "CLIENT_MESSAGE",
     "CLIENT_MESSAGES",
+    "CLOSE_MOVED",
     "EVENT_MODELS",
     "MAX_FRAME_BYTES",
     "MAX_FRAME_ID",
@@ -123,6 +126,7 @@ __all__ = [
     "JoinRoom",
     "Joined",
     "LeaveMsg",
+    "Moved",
     "Name",
     "Ping",
     "PlayNow",

@@ -75,6 +75,8 @@ class RoomCreated(Strict):
 
     code: RoomCode
     url: str
+    ws: str | None = None
+    """The WebSocket URL of the node that runs the room (scale-out: the owner's)."""
 
 
 class Joined(Strict):
@@ -85,6 +87,8 @@ class Joined(Strict):
     token: str
     name: str
     url: str
+    ws: str | None = None
+    """The WebSocket URL of the node that runs the room (scale-out: the owner's)."""
 
 
 class Invite(Strict):

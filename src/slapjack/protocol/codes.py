@@ -82,6 +82,14 @@ class ErrorCode(StrEnum):
     """The server failed (500)."""
     SERVER_FULL = "server_full"
     """Every room of the server is in use (503)."""
+    CLUSTER_UNAVAILABLE = "cluster_unavailable"
+    """Scale-out: Redis, or the node that runs the room, does not answer right
+    now; new rooms and joins wait (503 with ``Retry-After``)."""
+    NO_NODE_AVAILABLE = "no_node_available"
+    """Scale-out: no live node takes new rooms (all draining or gone; 503)."""
+    ROOM_MOVING = "room_moving"
+    """Scale-out: the room's node died or drains and another node is taking
+    it over (503 with ``Retry-After``: ask again in a moment)."""
     UNKNOWN_ROOM = "unknown_room"
     UNKNOWN_GAME = "unknown_game"
     """No finished game with this id, or (creating a room) no such game kind."""
@@ -135,6 +143,7 @@ WS_CODES: Final = frozenset(
         ErrorCode.NO_TIME_LIMIT,
         ErrorCode.ILLEGAL_ACTION,
         ErrorCode.REFUSED,
+        ErrorCode.STORE_UNAVAILABLE,
     }
 )
 """The codes an ``error`` frame on the WebSocket may carry (the rest are HTTP's)."""

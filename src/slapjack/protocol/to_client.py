@@ -1,5 +1,5 @@
 """Server → client: the frames the server sends on ``/ws/{code}`` (``welcome``,
-``update``, ``ping``, ``error``), with the view and the events of an update.
+``update``, ``ping``, ``error``, ``moved``), with the view and the events of an update.
 
 These models describe and check the wire exactly: a client decodes a frame with
 :func:`decode_server_frame` (or :data:`SERVER_MESSAGE`), then turns the view
@@ -318,10 +318,37 @@ class ErrorFrame(Strict):
     one; absent from the ``room_closed`` sent when a room closes)."""
 
 
-ServerMessage = Annotated[Welcome | Update | Ping | ErrorFrame, Field(discriminator="type")]
+CLOSE_MOVED = 4010
+"""Close code after a ``moved`` frame: reconnect where it says (not a final close)."""
+
+
+class Moved(Strict):
+    """The room runs on another node (scale-out, docs/deploy.md): reconnect to
+    ``ws`` with the same token after ``retry_ms`` (plus a random jitter of up
+    to as much again). ``ws`` null: the room is being taken over (its node
+    died, or is draining): retry the same address, or any node, after
+    ``retry_ms``. The socket is then closed with :data:`CLOSE_MOVED`."""
+
+    type: Literal["moved"] = "moved"
+    code: RoomCode
+    node: str | None
+    """The owner's node id (null while nobody owns it yet)."""
+    url: str | None
+    """The owner's public address (``https://host/n/a``), null as for ``ws``."""
+    ws: str | None
+    """The WebSocket URL to reconnect to (``wss://host/n/a/ws/CODE``)."""
+    retry_ms: Annotated[int, Field(ge=0, le=60_000)] = 0
+    reason: Literal["elsewhere", "takeover", "stopped", "unavailable"] = "elsewhere"
+    """``elsewhere``: another node owns it; ``takeover``: its owner is gone and
+    another node is taking it over; ``stopped``: this node gave the room up
+    (another node fenced it off, or it drained); ``unavailable``: the cluster
+    cannot say where it runs right now (Redis down)."""
+
+
+ServerMessage = Annotated[Welcome | Update | Ping | ErrorFrame | Moved, Field(discriminator="type")]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 """Validates a server frame: ``SERVER_MESSAGE.validate_json(text)``."""
-SERVER_MESSAGES: tuple[type[Strict], ...] = (Welcome, Update, Ping, ErrorFrame)
+SERVER_MESSAGES: tuple[type[Strict], ...] = (Welcome, Update, Ping, ErrorFrame, Moved)
 
 
 class FrameError(SlapjackError):
@@ -331,7 +358,7 @@ class FrameError(SlapjackError):
     code = "bad_frame"
 
 
-def decode_server_frame(text: str | bytes) -> Welcome | Update | Ping | ErrorFrame:
+def decode_server_frame(text: str | bytes) -> Welcome | Update | Ping | ErrorFrame | Moved:
     """One frame the server sent, validated; :class:`FrameError` otherwise.
     The message names the first bad field without the frame's type
     (``view.stacks.0: Input should be a valid integer``)."""

@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any
 
 from slapjack.core import SlapjackError
+from slapjack.store import StaleOwner, StoreUnavailable
 
 from .connection import Conn
 from .metrics import METRICS
@@ -27,6 +28,9 @@ from .metrics import METRICS
 log = logging.getLogger(__name__)
 
 StoreOp = Callable[[], Awaitable[Any]]
+PAUSE_RETRY_S = 0.1
+PAUSE_RETRY_MAX_S = 2.0
+"""A write the store could not take is tried again after 0.1 s, doubling to 2 s."""
 
 
 class Actor:
@@ -79,6 +83,15 @@ class Actor:
     def done(self) -> bool:
         """After an input: whether the task ends now."""
         return False
+
+    def store_paused(self, exc: StoreUnavailable) -> None:
+        """The store does not answer (PostgreSQL down): the actor holds its
+        frames and retries the write; a room tells its clients it is paused."""
+
+    def fenced_off(self, exc: StaleOwner) -> None:
+        """A write was refused: another node owns this room now (scale-out).
+        The input's frames are dropped (nothing that is not stored is told);
+        the actor gives up the room (a room sends its clients ``moved``)."""
 
     async def run(self) -> None:
         metrics = METRICS
@@ -149,9 +162,37 @@ class Actor:
         ops, self._ops = self._ops, []
         for op in ops:
             try:
-                await op()
+                await self._write_until_stored(op)
+            except StaleOwner as exc:
+                log.warning("%s: fenced off (%s): giving the room up", self.name, exc.message)
+                METRICS.count("fenced_off")
+                self._frames = []
+                self.fenced_off(exc)
+                return
             except Exception:
                 log.exception("%s: store write failed", self.name)
+
+    async def _write_until_stored(self, op: StoreOp) -> None:
+        """``op``, again and again while the store is unavailable (each write
+        is idempotent: a repeat of what was stored is a no-op): nothing that
+        is not stored is told, so the actor pauses instead of playing on
+        unrecorded."""
+        delay, paused = PAUSE_RETRY_S, False
+        while True:
+            try:
+                await op()
+            except StoreUnavailable as exc:
+                if not paused:
+                    paused = True
+                    METRICS.count("store_paused")
+                    log.warning("%s: the store is unavailable (%s): paused", self.name, exc)
+                    self.store_paused(exc)
+                await asyncio.sleep(delay)
+                delay = min(PAUSE_RETRY_MAX_S, delay * 2)
+                continue
+            if paused:
+                log.warning("%s: the store answers again: playing on", self.name)
+            return
 
     async def _write_behind(self) -> None:
         """Write-behind mode: store the ops in order, after their frames went out."""
@@ -160,6 +201,12 @@ class Actor:
             started = time.perf_counter()
             try:
                 await op()
+            except StaleOwner as exc:
+                log.warning("%s: fenced off (%s): giving the room up", self.name, exc.message)
+                METRICS.count("fenced_off")
+                self._behind.clear()
+                self.submit(lambda exc=exc: self.fenced_off(exc))  # type: ignore[misc]
+                return
             except Exception:
                 log.exception("%s: store write failed", self.name)
             METRICS.write_ms.append((time.perf_counter() - started) * 1000.0)

@@ -25,13 +25,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from slapjack.store import open_store
 from slapjack.store.base import Store
 
+from .clustering import Member
 from .connection import Limits
 from .invite import check_public_url
 from .lobby import Lobby
 from .metrics import METRICS
 from .referee import referee_factory
 from .room import RoomTiming
-from .routes import games, info, pages, play, practice, rooms, testhooks
+from .routes import cluster, games, info, pages, play, practice, rooms, testhooks
 from .routes.context import ServerContext, error
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,12 @@ def create_app(
     limits: Limits | None = None,
     clock: Callable[[], float] | None = None,
     public_url: str | None = None,
+    redis_url: str | None = None,
+    node_id: str | None = None,
+    node_url: str | None = None,
+    cluster_prefix: str = "slapjack",
+    heartbeat_s: float | None = None,
+    node_ttl_s: float | None = None,
 ) -> FastAPI:
     """The application. ``store`` (else ``database_url``/``data_dir``) keeps the
     records; ``referee`` is ``fair``/``arrival`` (``None``: the default);
@@ -137,7 +144,13 @@ def create_app(
     test hooks, a :class:`~.routes.testhooks.HandClock` lets ``/api/test/rooms/{code}/run`` play a
     room's game deadline by deadline. ``public_url``: the address invite links
     use (``http(s)://host[:port]``; ``None``: the address each request came to;
-    :class:`~.invite.PublicUrlError` when malformed)."""
+    :class:`~.invite.PublicUrlError` when malformed).
+
+    ``redis_url``: run as a node of a cluster (docs/deploy.md) with the id
+    ``node_id`` at ``node_url`` (the address clients reach this node at),
+    its Redis keys under ``cluster_prefix``; ``heartbeat_s`` and
+    ``node_ttl_s`` override the heartbeat period and the silence after
+    which a node counts as dead (tests)."""
     factory = referee_factory(referee, floor_ms=floor_ms, resolution_ms=resolution_ms)
     hooks = test_hooks if test_hooks is not None else os.environ.get(testhooks.ENV) == "1"
     static = static_dir or pages.STATIC_DIR
@@ -164,10 +177,25 @@ def create_app(
         )
         ctx.lobby = lobby
         app.state.lobby = lobby
+        member: Member | None = None
+        if redis_url is not None:
+            member = Member(
+                lobby,
+                st,
+                redis_url,
+                node_id or "node",
+                node_url or public_url or "http://127.0.0.1:8000",
+                prefix=cluster_prefix,
+                interval_s=heartbeat_s,
+                ttl_s=node_ttl_s,
+            )
+            ctx.member = member
         logging.getLogger("uvicorn.error").addFilter(BAD_UTF8_FILTER)
         lobby.start()
         watcher = asyncio.create_task(METRICS.watch_loop())
         METRICS.watch_gc()
+        if member is not None:
+            await member.start()
         resumed = await lobby.resume()
         if resumed:
             log.info("resumed %d live room(s)", resumed)
@@ -175,7 +203,12 @@ def create_app(
             yield
         finally:
             watcher.cancel()
+            if member is not None:
+                await member.drain()
             await lobby.shutdown()
+            if member is not None:
+                await member.close()
+            await ctx.close()
             if own:
                 await st.close()
 
@@ -197,7 +230,7 @@ def create_app(
         log.error("%s %s failed: %r", request.method, request.url.path, exc)
         return error(500, "internal_error", "the server failed on this request (it is logged)")
 
-    for module in (pages, rooms, games, info, play, practice):
+    for module in (pages, rooms, games, info, play, practice, cluster):
         app.include_router(module.router)
     if hooks:
         app.include_router(testhooks.router)

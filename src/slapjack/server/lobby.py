@@ -1,5 +1,10 @@
 """The rooms of one server: codes, creation, lookup, resume after a restart,
-and the end of rooms nobody uses (empty rooms expire; a full server makes way)."""
+and the end of rooms nobody uses (empty rooms expire; a full server makes way).
+
+With several nodes (``node``: this process in the cluster) the lobby's rooms
+are this node's: each is stored as its own with a fencing epoch, its code
+is reserved across the cluster, its public listing is mirrored into Redis;
+rooms another node gave up come in through :meth:`Lobby.adopt`."""
 
 from __future__ import annotations
 
@@ -12,8 +17,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Final
 
+from slapjack.cluster import Node
 from slapjack.protocol import CreateRoom
-from slapjack.store.base import Store
+from slapjack.store.base import RoomState, Store
 
 from .metrics import METRICS
 from .referee import RefereeFactory
@@ -57,7 +63,11 @@ class Lobby:
         write_ahead: bool = True,
         max_rooms: int = MAX_ROOMS,
         empty_room_s: float = EMPTY_ROOM_S,
+        node: Node | None = None,
     ) -> None:
+        self.node = node
+        """This process in the cluster (``None``: a single server)."""
+        self._listed: dict[str, dict[str, object]] = {}
         self.write_ahead = write_ahead
         self.max_rooms = max_rooms
         self.empty_room_s = empty_room_s
@@ -79,15 +89,21 @@ class Lobby:
         setup: RoomSetup | None = None,
         timing: RoomTiming | None = None,
         referee: RefereeFactory | None = None,
+        code: str | None = None,
     ) -> Room:
         """A new room with its task running. Bad rules raise ``RulesError``; a
         full server first closes its oldest empty rooms (:func:`is_empty`), and
-        raises ``RoomError("server_full")`` only if none is empty."""
+        raises ``RoomError("server_full")`` only if none is empty. ``code``: a
+        code reserved across the cluster (:meth:`reserve_code`)."""
         if len(self.rooms) >= self.max_rooms:
             self._make_way()
-        code = new_code()
-        while code in self.rooms:
+        if code is None:
             code = new_code()
+            while code in self.rooms:
+                code = new_code()
+        node = self.node
+        if node is not None:
+            node.hold(code)
         room = Room(
             code,
             settings,
@@ -97,12 +113,59 @@ class Lobby:
             setup=setup,
             clock=self.clock,
             on_close=self._closed,
+            owner=node.node if node is not None else None,
+            on_owned=partial(node.own, code) if node is not None else None,
         )
         room.write_ahead = self.write_ahead
         self.rooms[code] = room
         self._empty_since[code] = time.monotonic()
         room.start()
+        self.publish(room)
         return room
+
+    async def reserve_code(self) -> str | None:
+        """A new room's code, unique across the cluster (``None``: a single
+        server draws its own). Raises ``ClusterUnavailable``."""
+        if self.node is None:
+            return None
+        return await self.node.reserve_code(new_code)
+
+    def adopt(self, state: RoomState, epoch: int) -> Room:
+        """Run a room this node just claimed at ``epoch`` (a takeover): rebuilt
+        from the store as its players last saw it, its timers started afresh."""
+        assert self.node is not None
+        old = self.rooms.get(state.code)
+        if old is not None and not old.gave_up:
+            old.writes.epoch = epoch
+            return old
+        room = Room.restore(
+            state,
+            store=self.store,
+            referee=self.referee,
+            clock=self.clock,
+            on_close=self._closed,
+            owner=self.node.node,
+            epoch=epoch,
+        )
+        room.write_ahead = self.write_ahead
+        self.rooms[room.code] = room
+        room.start()
+        self.publish(room)
+        return room
+
+    def publish(self, room: Room) -> None:
+        """Mirror a public room's listing into the cluster's lobby (when it changed)."""
+        node = self.node
+        if node is None:
+            return
+        if not room.settings.public or room.status == "closed":
+            if self._listed.pop(room.code, None) is not None:
+                node.unlist_room(room.code)
+            return
+        info = room.info().model_dump(mode="json")
+        if self._listed.get(room.code) != info:
+            self._listed[room.code] = info
+            node.list_room(room.code, info)
 
     def _make_way(self) -> None:
         batch = max(1, self.max_rooms // 100)
@@ -123,6 +186,9 @@ class Lobby:
 
     def _closed(self, room: Room) -> None:
         self._drop(room)
+        self._listed.pop(room.code, None)
+        if self.node is not None and room.code not in self.rooms:
+            self.node.disown(room.code)
 
     def start(self) -> None:
         """Start expiring empty rooms (call from the running event loop)."""
@@ -130,10 +196,12 @@ class Lobby:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_loop())
 
     async def _sweep_loop(self) -> None:
-        every = max(0.05, min(5.0, self.empty_room_s / 4))
+        every = max(0.05, min(5.0 if self.node is None else 1.0, self.empty_room_s / 4))
         while True:
             await asyncio.sleep(every)
             self.sweep()
+            for room in list(self.rooms.values()):
+                self.publish(room)
 
     def sweep(self, now: float | None = None) -> int:
         """Close rooms that have been empty for ``empty_room_s``; returns how many."""
@@ -158,7 +226,11 @@ class Lobby:
             room.close()
 
     async def resume(self) -> int:
-        """Rebuild every live room the store holds; returns how many."""
+        """Rebuild every live room the store holds; returns how many. (With
+        several nodes, a node takes only its own rooms back: the cluster's
+        watcher claims them, see :mod:`.clustering`.)"""
+        if self.node is not None:
+            return 0
         count = 0
         for code in await self.store.live_rooms():
             try:

@@ -22,18 +22,14 @@ from typing import Any, Literal
 from slapjack.bots import make_bot
 from slapjack.core import Table
 from slapjack.live import LiveTable
-from slapjack.protocol import (
-    CreateRoom,
-    RoomInfo,
-    error_frame,
-    welcome_frame,
-)
+from slapjack.protocol import CLOSE_MOVED, CreateRoom, RoomInfo, error_frame, welcome_frame
 from slapjack.store.base import RoomState, Store
 
 from . import frames, inputs
 from .actor import Actor
 from .connection import Conn
 from .errors import RoomError
+from .handover import Handover, RefereeInputs
 from .referee import ArrivalReferee, Referee, RefereeFactory, TrustingReferee
 from .roomstore import RoomWrites
 from .seats import Seats, SeatState, bot_name
@@ -45,7 +41,7 @@ Status = Literal["waiting", "playing", "over", "closed"]
 INF = float("inf")
 
 
-class Room(Actor):
+class Room(Handover, RefereeInputs, Actor):
     """One live room. Create it, or :meth:`restore` it from the store, then
     ``start()`` its task."""
 
@@ -60,12 +56,20 @@ class Room(Actor):
         setup: RoomSetup | None = None,
         clock: Callable[[], float] | None = None,
         on_close: Callable[[Room], None] | None = None,
+        owner: str | None = None,
+        epoch: int | None = None,
+        on_owned: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(f"room {code}", clock)
         self.code = code
         self.settings = settings
         self.store = store
-        self.writes = RoomWrites(store, code, lambda: self.last_game_id, self._finished_as)
+        last_id, finished = (lambda: self.last_game_id), self._finished_as
+        self.writes = RoomWrites(
+            store, code, last_id, finished, owner=owner, epoch=epoch, on_owned=on_owned
+        )
+        self.gave_up = False
+        """True once this node gave the room up (fenced off, or handed over)."""
         self.referee_factory = referee
         self.referee: Referee = referee()
         self.timing = timing or RoomTiming()
@@ -101,9 +105,12 @@ class Room(Actor):
         referee: RefereeFactory = ArrivalReferee,
         clock: Callable[[], float] | None = None,
         on_close: Callable[[Room], None] | None = None,
+        owner: str | None = None,
+        epoch: int | None = None,
     ) -> Room:
-        """Rebuild a live room from the store after a restart, in the state its
-        players last saw (its record holds every decision, settles included)."""
+        """Rebuild a live room from the store after a restart (or, with
+        ``owner`` and ``epoch``, on the node that took it over), in the state
+        its players last saw (its record holds every decision, settles included)."""
         snap = RoomSnapshot.from_dict(state.settings)
         room = cls(
             state.code,
@@ -114,6 +121,8 @@ class Room(Actor):
             setup=RoomSetup(deck=snap.deck, seed=snap.seed, bot_seed=snap.bot_seed),
             clock=clock,
             on_close=on_close,
+            owner=owner,
+            epoch=epoch,
         )
         room.seats = Seats.restored(snap.create.seats, state.seats, snap.rematch)
         room.game_no, room.last_game_id = snap.game_no, snap.game_id
@@ -135,7 +144,10 @@ class Room(Actor):
         if self.status != "closed":
             return False
         for conn in list(self.conns):
-            conn.close(4004, "room closed")
+            if self.gave_up:
+                conn.close(CLOSE_MOVED, "moved")
+            else:
+                conn.close(4004, "room closed")
         self.conns.clear()
         if self._on_close is not None:
             self._on_close(self)
@@ -326,25 +338,6 @@ class Room(Actor):
         self._arm_idle()
         if self.status != "closed":
             self.after(force=True)
-
-    def on_pong(self, conn: Conn, ping_id: int, client_time: float, at: float) -> None:
-        """A clock-sync pong (any task): the referee learns it in the room's task
-        (pongs that come together are one input, :meth:`Actor.submit_batched`)."""
-        if conn.seat is not None:
-            self.submit_batched(self.referee.on_pong, conn.seat, ping_id, client_time, at)
-
-    def on_transport_rtt(
-        self, conn: Conn, rtt: tuple[float, float, float | None], at: float
-    ) -> None:
-        """The kernel's RTT estimate for ``conn`` (``TCP_INFO``), for the referee."""
-        if conn.seat is not None:
-            self.submit_batched(self.referee.on_transport_rtt, conn.seat, *rtt, at)
-
-    def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
-        """A clock-sync ping queued for ``conn`` (the pinger's tick: its pings
-        for one room are one input)."""
-        if conn.seat is not None:
-            self.submit_batched(self.referee.on_ping_sent, conn.seat, ping_id, at)
 
     def handle(self, conn: Conn, msg: Any, at: float) -> None:
         """A validated client frame (room task); see :mod:`.inputs`."""

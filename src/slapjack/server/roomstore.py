@@ -3,6 +3,11 @@
 Each method returns a :data:`~slapjack.server.actor.StoreOp` (an awaitable
 factory) the room queues after an input; the room's task writes them before
 it sends the input's frames (write-ahead), or right after (write-behind).
+
+With several nodes (scale-out) the room has an ``owner`` (this node's id):
+it is created in the store as that owner's, and every later write carries
+the room's fencing ``epoch``, so a node that lost the room (another node
+took it over) has its writes refused with ``StaleOwner``.
 """
 
 from __future__ import annotations
@@ -31,11 +36,19 @@ class RoomWrites:
         code: str,
         game_id: Callable[[], int | None],
         on_finished: Callable[[int], None],
+        *,
+        owner: str | None = None,
+        epoch: int | None = None,
+        on_owned: Callable[[int], None] | None = None,
     ) -> None:
         self.store = store
         self.code = code
         self._game_id = game_id
         self._on_finished = on_finished
+        self.owner = owner
+        self.epoch = epoch
+        """The fencing epoch every write carries (``None``: a single server's room)."""
+        self._on_owned = on_owned
 
     def create(
         self, snap: RoomSnapshot, header: dict[str, Any], seats: Sequence[SeatState]
@@ -44,9 +57,15 @@ class RoomWrites:
         settings, taken = snap.to_dict(), [(s.name or "", s.token_hash, s.bot) for s in seats]
 
         async def create() -> None:
-            await self.store.create_room(self.code, settings, header)
+            epoch = await self.store.create_room(self.code, settings, header, owner=self.owner)
+            if self.owner is not None:
+                self.epoch = epoch
+                if self._on_owned is not None:
+                    self._on_owned(epoch)
             for i, (name, token_hash, bot) in enumerate(taken):
-                await self.store.set_seat(self.code, i, name, token_hash, bot is not None, bot)
+                await self.store.set_seat(
+                    self.code, i, name, token_hash, bot is not None, bot, epoch=self.epoch
+                )
 
         return create
 
@@ -54,7 +73,7 @@ class RoomWrites:
         """A rematch: the new game's header, then the settings."""
 
         async def reset() -> None:
-            await self.store.reset_room(self.code, header)
+            await self.store.reset_room(self.code, header, epoch=self.epoch)
             await self.settings(snap)()
 
         return reset
@@ -63,9 +82,12 @@ class RoomWrites:
         """The record's actions from index ``start`` on, one append each."""
         players = record.players
         return [
-            partial(self.store.append_action, self.code, i, action_to_dict(a, players))
+            partial(self._append, i, action_to_dict(a, players))
             for i, a in enumerate(record.actions[start:], start)
         ]
+
+    async def _append(self, index: int, action: dict[str, Any]) -> None:
+        await self.store.append_action(self.code, index, action, epoch=self.epoch)
 
     def settings(self, snap: RoomSnapshot) -> StoreOp:
         """``snap``, with the finished game's id as it is when written
@@ -76,7 +98,7 @@ class RoomWrites:
             game_id = self._game_id()
             if game_id is not None:
                 data["game_id"] = game_id
-            await self.store.update_settings(self.code, data)
+            await self.store.update_settings(self.code, data, epoch=self.epoch)
 
         return write
 
@@ -85,30 +107,28 @@ class RoomWrites:
         data = record.to_dict()
 
         async def finish() -> None:
-            self._on_finished(await self.store.finish_game(self.code, data))
+            self._on_finished(await self.store.finish_game(self.code, data, epoch=self.epoch))
             await self.settings(snap)()
 
         return finish
 
     def seat(self, seat: int, state: SeatState) -> StoreOp:
-        bot = state.bot
-        return partial(
-            self.store.set_seat,
-            self.code,
-            seat,
-            state.name or "",
-            state.token_hash,
-            bot is not None,
-            bot,
-        )
+        name, token_hash, bot = state.name or "", state.token_hash, state.bot
+
+        async def write() -> None:
+            await self.store.set_seat(
+                self.code, seat, name, token_hash, bot is not None, bot, epoch=self.epoch
+            )
+
+        return write
 
     def close(self, record: Record | None, finished: bool, stored: bool) -> StoreOp:
         """The room closes: an unfinished game is kept in the history as it stood."""
 
         async def close() -> None:
             if record is not None and not finished and record.actions:
-                await self.store.finish_game(self.code, record.to_dict())
+                await self.store.finish_game(self.code, record.to_dict(), epoch=self.epoch)
             if stored:
-                await self.store.close_room(self.code)
+                await self.store.close_room(self.code, epoch=self.epoch)
 
         return close

@@ -26,6 +26,7 @@ import contextlib
 import json
 import logging
 import os
+import random
 import re
 import time
 from collections import deque
@@ -40,11 +41,13 @@ from pydantic import ValidationError
 from slapjack.core import SlapjackError
 from slapjack.protocol import (
     CLIENT_MESSAGE,
+    CLOSE_MOVED,
     PROTOCOL_VERSION,
     ErrorBody,
     ErrorFrame,
     FrameError,
     Joined,
+    Moved,
     Ping,
     Update,
     Welcome,
@@ -98,7 +101,8 @@ class Target:
     def ws_url(self) -> str:
         parts = urlsplit(self.server)
         scheme = "wss" if parts.scheme == "https" else "ws"
-        return f"{scheme}://{parts.netloc}/ws/{quote(self.code)}"
+        prefix = parts.path.rstrip("/")  # a node behind a proxy: https://host/n/a
+        return f"{scheme}://{parts.netloc}{prefix}/ws/{quote(self.code)}"
 
     @property
     def invite(self) -> str:
@@ -312,6 +316,14 @@ class FrameHandler(Protocol):
         ...
 
 
+def moved_delay(retry_ms: int, rand: Callable[[], float] = random.random) -> float:
+    """Seconds to wait before following a ``moved``: its ``retry_ms`` plus a
+    random jitter of up to as much again (at least 20 ms), so the clients of
+    a room that moved do not all arrive at the same instant."""
+    base = max(0.02, retry_ms / 1000.0)
+    return base * (1.0 + rand())
+
+
 FINAL_CLOSE_CODES: Final = frozenset({1008})
 """Besides 4000–4999 (the server's own: 4001 bad token, 4004 no such room):
 closes after which a reconnect would only be closed again."""
@@ -349,6 +361,12 @@ class OnlineClient:
         self.gone = False
         self.close_code: int | None = None
         """The close code of a final close (4001: a token of no seat)."""
+        self.servers: list[str] = [target.server]
+        """Every server this client was sent to (the first: where it started);
+        when the current one cannot be reached, the next one is asked, and
+        any node of a cluster sends it on to the room's owner."""
+        self.moves = 0
+        self._moved: Moved | None = None
 
     @property
     def connected(self) -> bool:
@@ -389,6 +407,15 @@ class OnlineClient:
                 self._queue = None
             if self._closing:
                 return
+            moved, self._moved = self._moved, None
+            if moved is not None or code == CLOSE_MOVED:
+                self._follow(moved)
+                retry = moved.retry_ms if moved is not None else 0
+                await asyncio.sleep(moved_delay(retry))
+                continue
+            if error and len(self.servers) > 1:  # the node is gone: ask another one
+                nxt = self.servers[(self.servers.index(self.target.server) + 1) % len(self.servers)]
+                self.target = Target(nxt, self.target.code)
             if code is not None and (code in FINAL_CLOSE_CODES or 4000 <= code < 5000):
                 self.gone = True
                 self.close_code = code
@@ -405,6 +432,18 @@ class OnlineClient:
                 {"code": code, "error": error, "retry_s": delay, "attempt": self._attempt},
             )
             await asyncio.sleep(delay)
+
+    def _follow(self, moved: Moved | None) -> None:
+        """After a ``moved``: its owner becomes the target (none named: the same
+        address again, or, after a failed connect, the next known one)."""
+        self.moves += 1
+        if moved is None or moved.url is None:
+            return
+        server = moved.url.rstrip("/")
+        if server not in self.servers:
+            self.servers.append(server)
+        self.target = Target(server, self.target.code)
+        self._attempt = 0
 
     async def _serve(self, ws: Any) -> None:
         import websockets
@@ -455,6 +494,8 @@ class OnlineClient:
                 self.handler.on_welcome(msg)
             elif isinstance(msg, Update):
                 self.handler.on_update(msg)
+            elif isinstance(msg, Moved):
+                self._moved = msg  # followed when the server closes the socket (4010)
             else:
                 self.handler.on_server_error(msg)
         except Exception as exc:

@@ -6,16 +6,20 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends
 from fastapi.responses import JSONResponse
 from starlette.requests import HTTPConnection
 
+from ..clustering import Member
 from ..connection import KeyedLimiter, Limits, client_key, per_minute, retry_seconds
 from ..lobby import Lobby
 from ..metrics import METRICS
 from ..pings import Pinger
+
+if TYPE_CHECKING:
+    import httpx
 
 
 def error(
@@ -37,6 +41,9 @@ class ServerContext:
     """The address invite links use (``--public-url``, ``--lan``); ``None``: the
     address each request came to."""
     lobby: Lobby = field(init=False)
+    member: Member | None = None
+    """This node in the cluster (``--redis-url``); ``None``: a single server."""
+    _http: httpx.AsyncClient | None = None
     creations: KeyedLimiter = field(init=False)
     joins: KeyedLimiter = field(init=False)
     quick_games: KeyedLimiter = field(init=False)
@@ -68,6 +75,25 @@ class ServerContext:
             f"too many {what} requests from your address: try again in {seconds} s",
             {"Retry-After": str(seconds)},
         )
+
+    def http(self) -> httpx.AsyncClient:
+        """The client that forwards requests to the node that runs a room."""
+        if self._http is None:
+            import httpx
+
+            self._http = httpx.AsyncClient(timeout=10.0)
+        return self._http
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    def node_url(self, conn: HTTPConnection) -> str:
+        """This node's own address: its cluster URL, else :meth:`base_url`."""
+        if self.member is not None:
+            return self.member.node.url
+        return self.base_url(conn)
 
     def base_url(self, conn: HTTPConnection) -> str:
         """The address an invite link starts with, without the trailing slash."""

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from fastapi import APIRouter, WebSocket
 
-from slapjack.protocol import ErrorCode, error_frame
+from slapjack.cluster import ClusterUnavailable
+from slapjack.protocol import CLOSE_MOVED as MOVED_CODE
+from slapjack.protocol import ErrorCode, Moved, encode, error_frame
 
+from ..clustering import RETRY_MS, Member, moved
 from ..connection import client_key
 from ..metrics import METRICS
 from ..sockets import CLOSE_FLOOD, serve_socket
@@ -14,6 +19,9 @@ from .context import context
 router = APIRouter()
 
 CLOSE_NO_ROOM = 4004
+CLOSE_MOVED: Final = 4010
+"""Close code after a ``moved`` frame (the protocol's ``CLOSE_MOVED``)."""
+assert CLOSE_MOVED == MOVED_CODE
 """Close code of a socket to a room that does not exist or has closed."""
 
 
@@ -22,6 +30,12 @@ async def ws_endpoint(ws: WebSocket, code: str) -> None:
     ctx = context(ws)
     await ws.accept()
     room = ctx.lobby.get(code)
+    if (room is None or room.status == "closed") and ctx.member is not None:
+        frame = await _where(ctx.member, code.strip().upper())
+        if frame is not None:
+            await ws.send_text(encode(frame))
+            await ws.close(CLOSE_MOVED, "moved")
+            return
     if room is None or room.status == "closed":
         await ws.send_text(error_frame(ErrorCode.ROOM_CLOSED, "no such room"))
         await ws.close(CLOSE_NO_ROOM, "no such room")
@@ -52,3 +66,20 @@ async def ws_endpoint(ws: WebSocket, code: str) -> None:
         ctx.sockets[key] -= 1
         if ctx.sockets[key] <= 0:
             del ctx.sockets[key]
+
+
+async def _where(member: Member, code: str) -> Moved | None:
+    """The ``moved`` frame for a room this node does not run (``None``: no such room)."""
+    try:
+        where = await member.locate(code)
+        if where is None:
+            return None
+        if where.node == member.node.node:  # ours, but not running (yet): being rebuilt
+            return moved(code, None, "takeover")
+        return moved(code, where)
+    except ClusterUnavailable:
+        return Moved(
+            code=code, node=None, url=None, ws=None, retry_ms=RETRY_MS, reason="unavailable"
+        )
+    except ValueError:  # not a room code at all
+        return None

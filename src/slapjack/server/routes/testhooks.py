@@ -70,7 +70,11 @@ async def test_room(ctx: Ctx, body: TestRoom) -> dict[str, str] | JSONResponse:
         return error(422, "bad_request", f"unknown timing {unknown[0]!r}")
     timing = RoomTiming(**body.timing)  # type: ignore[arg-type]
     setup = RoomSetup(deck=deck, seed=body.seed, bot_seed=body.bot_seed)
-    room = create_room(ctx, body.create, setup, timing, ref)
+    try:
+        code = await ctx.lobby.reserve_code()  # a test room is made on the node asked
+    except SlapjackError as exc:
+        return error(503, exc.code, exc.message)
+    room = create_room(ctx, body.create, setup, timing, ref, code)
     if isinstance(room, JSONResponse):
         return room
     return {"code": room.code, "url": f"/r/{room.code}"}

@@ -25,8 +25,19 @@ export class Connection {
   }
 
   get url() {
+    if (this.movedTo) return this.movedTo; // scale-out: the node that runs the room
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     return `${scheme}://${location.host}/ws/${encodeURIComponent(this.code)}`;
+  }
+
+  /** A `moved` frame (docs/protocol.md): reconnect to the owner it names (none
+   * named: this address again) after its retry_ms plus a random jitter of up
+   * to as much again; the server then closes this socket with 4010. */
+  followMoved(msg) {
+    this.movedTo = msg.ws || null;
+    this.moving = true;
+    const base = Math.max(20, msg.retry_ms || 0);
+    this.movedDelay = base * (1 + Math.random());
   }
 
   connect() {
@@ -45,6 +56,13 @@ export class Connection {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.closedByUs) return;
+      if (this.moving || ev.code === 4010) {
+        this.moving = false;
+        this.timer = setTimeout(() => this.connect(), this.movedDelay || 50);
+        return;
+      }
+      // A node that is gone: back to the address the page came from (any node).
+      if (this.movedTo && ev.code === 1006) this.movedTo = null;
       // 1008: policy (flood); 4000-4999: the server's own reasons (room closed,
       // bad token). Those are final; anything else is a network hiccup.
       if (ev.code === 1008 || (ev.code >= 4000 && ev.code < 5000)) {
@@ -101,6 +119,9 @@ export class Connection {
         break;
       case "error":
         this.onError(msg);
+        break;
+      case "moved":
+        this.followMoved(msg);
         break;
       default:
         break;

@@ -1,0 +1,175 @@
+"""Takeover benchmark of the cluster (issue 15): how long play stops when the
+node that runs a room dies.
+
+Starts ``--nodes`` ``slapjack serve --redis-url … --database-url postgresql://…``
+processes on loopback ports (a fresh key prefix and schema), then ``--kills``
+times: a room with one human seat (a terminal client, joined through another
+node, that follows ``moved``) and bots is made on a node, played for a moment,
+the node is killed with ``kill -9``, and the time from the kill to the client's
+``welcome`` from the new owner is measured; the killed node is started again
+(same id) before the next round. Prints every takeover time, the median and
+the max.
+
+    .venv/bin/python bench/cluster.py --nodes 3 --kills 10
+
+Redis: ``SLAPJACK_BENCH_REDIS`` (default redis://127.0.0.1:6379/0);
+PostgreSQL: ``SLAPJACK_BENCH_PG`` (default postgresql://postgres@127.0.0.1:5432/test).
+Not measured here yet: players and flip→all-clients delays per node count
+(bench/load.py on one node), Redis and PostgreSQL CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import redis.asyncio as aioredis
+
+from slapjack.tui.online import OnlineClient, Target
+
+REDIS = os.environ.get("SLAPJACK_BENCH_REDIS", "redis://127.0.0.1:6379/0")
+PG = os.environ.get("SLAPJACK_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+ROOM = {
+    "create": {"name": "bench", "seats": 3, "bots": {"1": "casual", "2": "casual"}},
+    "timing": {"start_delay_ms": 0.0, "turn_ms": 300.0, "bot_pace": 0.3, "grace_ms": 60_000.0},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Node:
+    def __init__(self, name: str, db: str, prefix: str, log: Path) -> None:
+        self.name, self.db, self.prefix, self.log = name, db, prefix, log
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "slapjack.cli", "serve", "--port", str(self.port),
+             "--database-url", self.db, "--redis-url", REDIS, "--cluster-prefix", self.prefix,
+             "--node-id", self.name, "--no-rate-limits", "--log-level", "warning"],
+            stdout=subprocess.DEVNULL, stderr=self.log.open("ab"),
+            env={**os.environ, "SLAPJACK_TEST_HOOKS": "1"},
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/api/cluster", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise RuntimeError(f"node {self.name} did not start")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self.proc = None
+
+
+class Seat:
+    def __init__(self) -> None:
+        self.welcomes: list[tuple[float, str]] = []
+        self.client: OnlineClient | None = None
+
+    def on_welcome(self, msg: Any) -> None:
+        assert self.client is not None
+        self.welcomes.append((time.monotonic(), self.client.target.server))
+
+    def on_update(self, msg: Any) -> None: ...
+    def on_server_error(self, msg: Any) -> None: ...
+    def on_bad_frame(self, what: str) -> None: ...
+    def on_status(self, status: str, detail: Any) -> None: ...
+
+
+async def one_takeover(nodes: list[Node], owner: Node, via: Node) -> float:
+    async with httpx.AsyncClient(timeout=10) as http:
+        code = (await http.post(f"{owner.url}/api/test/rooms", json=ROOM)).json()["code"]
+        seat = (await http.post(f"{via.url}/api/rooms/{code}/join", json={"name": "B"})).json()
+    handler = Seat()
+    client = OnlineClient(Target(via.url, code), seat["token"], handler)
+    handler.client = client
+    task = asyncio.create_task(client.run())
+    try:
+        while not handler.welcomes:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(1.0)  # the game runs (stored on its first flips)
+        before = len(handler.welcomes)
+        owner.kill()
+        killed = time.monotonic()
+        while len(handler.welcomes) == before:
+            if time.monotonic() - killed > 30:
+                raise RuntimeError("no takeover within 30 s")
+            await asyncio.sleep(0.005)
+        return handler.welcomes[-1][0] - killed
+    finally:
+        await client.close()
+        task.cancel()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=3)
+    parser.add_argument("--kills", type=int, default=10)
+    args = parser.parse_args()
+    schema = f"slapjack_bench_{uuid.uuid4().hex[:10]}"
+    prefix = f"sjbench-{uuid.uuid4().hex[:8]}"
+    conn = await asyncpg.connect(PG)
+    await conn.execute(f'CREATE SCHEMA "{schema}"')
+    await conn.close()
+    logs = Path(tempfile.mkdtemp(prefix="slapjack-cluster-bench-"))
+    nodes = [
+        Node(chr(ord("a") + i), f"{PG}?search_path={schema}", prefix, logs / f"{i}.log")
+        for i in range(args.nodes)
+    ]
+    times: list[float] = []
+    try:
+        for n in nodes:
+            n.start()
+        await asyncio.sleep(1.0)
+        for k in range(args.kills):
+            owner, via = nodes[k % len(nodes)], nodes[(k + 1) % len(nodes)]
+            took = await one_takeover(nodes, owner, via)
+            times.append(took)
+            print(f"kill {k + 1}: node {owner.name}, play resumed after {took:.2f} s", flush=True)
+            await asyncio.to_thread(owner.start)
+            await asyncio.sleep(0.5)
+    finally:
+        for n in nodes:
+            if n.proc is not None:
+                n.kill()
+        r = aioredis.Redis.from_url(REDIS)
+        keys = [k async for k in r.scan_iter(match=f"{prefix}:*")]
+        if keys:
+            await r.delete(*keys)
+        await r.aclose()
+        conn = await asyncpg.connect(PG)
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await conn.close()
+    if times:
+        print(
+            f"takeover over {len(times)} kills: median {statistics.median(times):.2f} s,"
+            f" max {max(times):.2f} s, min {min(times):.2f} s ({args.nodes} nodes)"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,81 @@
+"""What a room does at the edges of its life on a node, and the referee's
+network timings it is told of: kept apart from :mod:`.room` so the room stays
+a small shell.
+
+- :class:`Handover`: the store is down (pause, tell the players), the room was
+  fenced off by a newer owner, or it is handed over (stop here, send ``moved``);
+- :class:`RefereeInputs`: pongs, pings sent and the kernel's round-trip
+  estimates reach the referee through the room's queue (single writer).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from slapjack.protocol import ErrorCode, Moved, encode, error_frame
+from slapjack.store import StaleOwner, StoreUnavailable
+
+from .connection import Conn
+
+if TYPE_CHECKING:
+    from .room import Room
+
+    _Base = Room
+else:
+    _Base = object
+
+
+class Handover(_Base):
+    def store_paused(self, exc: StoreUnavailable) -> None:
+        """PostgreSQL is down: tell every client the game is paused (the frames
+        of what happened wait until it is stored)."""
+        text = error_frame(
+            ErrorCode.STORE_UNAVAILABLE,
+            "the game is paused: its moves cannot be stored right now; it goes on"
+            " by itself once the database answers",
+            with_id=False,
+        )
+        for conn in list(self.conns):
+            conn.send(text)
+
+    def fenced_off(self, exc: StaleOwner) -> None:
+        """Another node owns the room now: stop here, without writing anything,
+        and send every client ``moved`` (it reconnects and is sent on to the
+        new owner)."""
+        self.give_up("stopped")
+
+    def give_up(self, reason: str, retry_ms: int = 200) -> None:
+        """Stop the room on this node (room task): its timers end, its clients
+        get ``moved`` and are closed with 4010; nothing more is written."""
+        if self.status == "closed":
+            return
+        self.gave_up = True
+        self.status = "closed"
+        self._ops = []
+        for name in list(self._timers):
+            self.cancel(name)
+        frame = encode(
+            Moved(code=self.code, node=None, url=None, ws=None, retry_ms=retry_ms, reason=reason)  # type: ignore[arg-type]
+        )
+        self._frames = [(conn, frame) for conn in self.conns]
+
+
+class RefereeInputs(_Base):
+    def on_pong(self, conn: Conn, ping_id: int, client_time: float, at: float) -> None:
+        """A clock-sync pong (any task): the referee learns it in the room's task
+        (pongs that come together are one input, :meth:`Actor.submit_batched`)."""
+        if conn.seat is not None:
+            self.submit_batched(self.referee.on_pong, conn.seat, ping_id, client_time, at)
+
+    def on_transport_rtt(
+        self, conn: Conn, rtt: tuple[float, float, float | None], at: float
+    ) -> None:
+        """The kernel's RTT estimate for ``conn`` (``TCP_INFO``), for the referee."""
+        if conn.seat is not None:
+            self.submit_batched(self.referee.on_transport_rtt, conn.seat, *rtt, at)
+
+    def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
+        """A clock-sync ping queued for ``conn`` (the pinger's tick: its pings
+        for one room are one input)."""
+        if conn.seat is not None:
+            self.submit_batched(self.referee.on_ping_sent, conn.seat, ping_id, at)
