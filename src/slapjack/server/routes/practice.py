@@ -26,14 +26,15 @@ from dataclasses import replace
 from typing import Final
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from slapjack.core import parse_deck
 from slapjack.protocol import CreateRoom, Joined, Practice
+from slapjack.texts.words import word
 
 from ..settings import RoomSetup, RoomTiming
 from .context import Ctx
-from .rooms import create_room, take_seat
+from .rooms import create_room, place, take_seat
 
 router = APIRouter(prefix="/api")
 
@@ -72,25 +73,26 @@ def practice_timing(base: RoomTiming | None) -> RoomTiming:
 PRACTICE_TURN_SECONDS: Final = 20.0
 """Your turn waits this long before the game flips for you (you may be reading)."""
 
-ROOM_NAMES: Final = {"en": "Practice: {name}", "de": "Übungsspiel: {name}"}
-
 
 @router.post("/practice", response_model=None)
-async def practice(ctx: Ctx, request: Request, body: Practice) -> Joined | JSONResponse:
+async def practice(ctx: Ctx, request: Request, body: Practice) -> Joined | Response:
     """A new practice room with you seated: its ``Joined`` (open ``url`` with
     the token as for play-now). Rate-limited like play-now (one shared budget)."""
     refused = ctx.limited(request, ctx.quick_games, "practice")
     if refused is not None:
         return refused
     settings = CreateRoom(
-        name=ROOM_NAMES[body.lang].format(name=body.name),
+        name=word(body.lang, "practice.room_name", name=body.name),
         seats=3,
         bots=dict.fromkeys(PRACTICE_BOT_SEATS, PRACTICE_LEVEL),
         turn_seconds=PRACTICE_TURN_SECONDS,
         public=False,
     )
     setup = RoomSetup(deck=parse_deck(PRACTICE_DECK), bot_seed=PRACTICE_BOT_SEED)
-    room = create_room(ctx, settings, setup, practice_timing(ctx.lobby.timing))
+    placed = await place(ctx, request)  # on a cluster: the least-loaded node
+    if isinstance(placed, Response):
+        return placed
+    room = create_room(ctx, settings, setup, practice_timing(ctx.lobby.timing), code=placed)
     if isinstance(room, JSONResponse):
         return room
-    return await take_seat(room, body.name)
+    return await take_seat(ctx, request, room, body.name)
