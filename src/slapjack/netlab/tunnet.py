@@ -72,14 +72,10 @@ from typing import Any, TypeVar
 # absolute, not relative: this module is also loaded by path (tests do), and
 # the forwarder is run by path (stdlib only, see its docstring)
 from slapjack.netlab import forwarder
-from slapjack.netlab.forwarder import (
-    CLONE_NEWNET,
-    TUN_PATH,
-    TunNetUnavailable,
-    _libc,
-    _setns,
-)
-from slapjack.netlab.forwarder import Scheduler as Scheduler  # re-exported
+from slapjack.netlab.forwarder import CLONE_NEWNET, _libc, _setns
+from slapjack.netlab.forwarder import TUN_PATH as TUN_PATH  # these re-exported
+from slapjack.netlab.forwarder import Scheduler as Scheduler
+from slapjack.netlab.forwarder import TunNetUnavailable as TunNetUnavailable
 from slapjack.netlab.forwarder import flow_of as flow_of
 from slapjack.netlab.forwarder import forward as forward
 from slapjack.netlab.forwarder import main as main
