@@ -8,7 +8,8 @@ and PostgreSQL.
 Appends are **group-committed**: ``append_action`` queues the action and
 waits; one writer task takes everything queued, checks and inserts it in one
 transaction, commits once, and only then wakes the callers. An append that
-returned is committed; many rooms appending at once share one commit.
+returned is committed; many rooms appending at once share one commit. What a
+batch does is planned in :mod:`slapjack.store._batch`.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, TypeVar
 
+from ._batch import BatchPlan as BatchPlan  # re-exported: the adapters import them here
+from ._batch import Row as Row
+from ._batch import _Pending as _Pending
 from ._history import HistorySql, _epoch
 from .base import (
     FencedRoom,
@@ -42,8 +45,6 @@ from .base import (
     now_ms,
 )
 from .errors import (
-    ActionConflict,
-    ActionGap,
     BadInput,
     CorruptRow,
     RoomExists,
@@ -60,8 +61,6 @@ MAX_BATCH: Final = 500
 
 T = TypeVar("T")
 
-Row = Sequence[Any]
-
 
 class Conn(Protocol):
     """A database connection as the shared logic sees it (``?`` placeholders)."""
@@ -77,86 +76,9 @@ class Conn(Protocol):
     async def fetchone(self, sql: str, *args: Any) -> Row | None: ...
 
 
-@dataclass(slots=True)
-class _Pending:
-    code: str
-    index: int
-    text: str
-    future: asyncio.Future[None]
-    epoch: int | None = None  #: the writer's fencing epoch; None: not fenced
-
-
 SELECT_ACTION_SQL: Final = "SELECT action FROM room_actions WHERE code = ? AND idx = ?"
 INSERT_ACTION_SQL: Final = "INSERT INTO room_actions (code, idx, action) VALUES (?, ?, ?)"
 UPDATE_NEXT_SQL: Final = "UPDATE rooms SET next_index = ? WHERE code = ?"
-
-
-class BatchPlan:
-    """What a group commit does with its batch, given each room's ``next_index``
-    and fencing epoch (read in code order, so two writers lock rooms in the
-    same order, and locked: no claim can move an epoch until the commit).
-
-    ``outcomes[i]`` is ``None`` (stored, or already stored with the same text)
-    or the error for ``batch[i]``; ``to_check`` lists the appends whose index
-    is already taken: the caller reads that stored action and passes it to
-    :meth:`check_stored`. A fenced append whose epoch is not the room's is
-    :class:`StaleOwner` before anything else is looked at (it takes no index).
-    Pure logic, shared by the adapters (the SQLite one runs a whole batch in
-    its database thread)."""
-
-    __slots__ = ("_batch", "accepted", "nxt", "outcomes", "start", "to_check")
-
-    def __init__(
-        self,
-        batch: Sequence[_Pending],
-        start: dict[str, int],
-        epochs: Mapping[str, tuple[int, str | None]] | None = None,
-    ) -> None:
-        self.start = start
-        self.nxt = dict(start)
-        self.accepted: dict[tuple[str, int], str] = {}
-        self.outcomes: list[StoreError | None] = []
-        self.to_check: list[int] = []
-        nxt, accepted, outcomes = self.nxt, self.accepted, self.outcomes
-        for i, p in enumerate(batch):
-            n = nxt.get(p.code)
-            if n is None:
-                outcomes.append(UnknownRoom(f"no live room {p.code}"))
-            elif p.epoch is not None and (held := _held(epochs, p.code))[0] != p.epoch:
-                outcomes.append(StaleOwner(p.code, p.epoch, held[0], held[1]))
-            elif p.index == n:
-                accepted[(p.code, p.index)] = p.text
-                nxt[p.code] = n + 1
-                outcomes.append(None)
-            elif p.index > n:
-                outcomes.append(ActionGap(p.code, p.index, n))
-            elif (p.code, p.index) in accepted:
-                same = _same_json(accepted[(p.code, p.index)], p.text)
-                outcomes.append(None if same else ActionConflict(p.code, p.index))
-            else:
-                outcomes.append(None)
-                self.to_check.append(i)
-        self._batch = batch
-
-    def check_stored(self, i: int, row: Row | None) -> None:
-        """Judge ``batch[i]`` against the action stored at its index."""
-        p = self._batch[i]
-        if row is None:
-            self.outcomes[i] = CorruptRow(f"room {p.code}: stored action {p.index} is missing")
-        elif not _same_json(row[0], p.text):
-            self.outcomes[i] = ActionConflict(p.code, p.index)
-
-    def insert_rows(self) -> list[tuple[str, int, str]]:
-        return [(c, i, t) for (c, i), t in self.accepted.items()]
-
-    def update_rows(self) -> list[tuple[int, str]]:
-        return [(n, c) for c, n in self.nxt.items() if n != self.start[c]]
-
-
-def _held(epochs: Mapping[str, tuple[int, str | None]] | None, code: str) -> tuple[int, str | None]:
-    if epochs is None:
-        raise RuntimeError("a fenced append needs the rooms' epochs")  # a programming error
-    return epochs[code]
 
 
 class SqlStore(HistorySql, ABC):
@@ -613,9 +535,3 @@ def _ownership(row: Row) -> Ownership:
     code = str(row[0])
     since = from_ms(row[3], f"room {code} owner_since") if row[3] is not None else None
     return Ownership(code, row[1], int(row[2]), since)
-
-
-def _same_json(stored: Any, text: str) -> bool:
-    if stored == text:
-        return True
-    return bool(load_json(stored, "stored action") == load_json(text, "action"))
