@@ -138,7 +138,7 @@ def serve(
         typer.Option(
             "--public-url",
             metavar="URL",
-            help="The address players reach this server at, such as https://slap.example.org; "
+            help="The URL players reach this server at; "
             "invite links and QR codes use it.",
         ),
     ] = None,
