@@ -47,3 +47,24 @@ def test_bad_counts_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
         bench.main(["--pongs", "0"])
     assert exc.value.code == 2
     assert "--pongs must be" in capsys.readouterr().err
+
+
+def test_a_forger_is_held_and_the_others_are_not() -> None:
+    """``--forgery``: seat 0's claims lose that many ms; the referee holds it
+    (so the timed races run its shift tests on a held seat), the others not."""
+    bench = load()
+    session = bench.Session(3, forgery=40.0)
+    for i in range(300):
+        session.pong(i % 4)
+    for _ in range(60):
+        session.race()
+    held = [session.referee.seat(seat).held for seat in range(4)]
+    assert held == [True, False, False, False]
+
+
+def test_a_forgery_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = load()
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--forgery", "-5"])
+    assert exc.value.code == 2
+    assert "--forgery must be" in capsys.readouterr().err
