@@ -49,17 +49,20 @@ def test_bad_counts_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--pongs must be" in capsys.readouterr().err
 
 
-def test_a_forger_is_held_and_the_others_are_not() -> None:
-    """``--forgery``: seat 0's claims lose that many ms; the referee holds it
-    (so the timed races run its shift tests on a held seat), the others not."""
+@pytest.mark.parametrize(("forgery", "reason"), [(15.0, {"shift", "leg"}), (40.0, {"cusum"})])
+def test_a_forger_is_held_and_the_others_are_not(forgery: float, reason: set[str]) -> None:
+    """``--forgery``: seat 0's claims lose that many ms; the referee holds it,
+    by the shift test for a forgery within the jitter (the case where the
+    timed races compute the pairwise median), the others not."""
     bench = load()
-    session = bench.Session(3, forgery=40.0)
+    session = bench.Session(1, forgery=forgery)  # the bench's seed
     for i in range(300):
         session.pong(i % 4)
-    for _ in range(60):
+    for _ in range(150):
         session.race()
     held = [session.referee.seat(seat).held for seat in range(4)]
     assert held == [True, False, False, False]
+    assert session.referee.seat(0).reason in reason
 
 
 def test_a_forgery_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

@@ -121,7 +121,7 @@ def _play(seed: int, forgery: float) -> list[tuple[object, ...]]:
     return out
 
 
-@pytest.mark.parametrize("forgery", [0.0, 25.0, 60.0])
+@pytest.mark.parametrize("forgery", [0.0, 10.0, 15.0, 25.0, 60.0])
 @given(seed=st.integers(0, 2**32 - 1))
 @settings(max_examples=4, deadline=None)
 def test_the_referee_decides_the_same_with_either(forgery: float, seed: int) -> None:
