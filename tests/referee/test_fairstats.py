@@ -1,10 +1,9 @@
 """The fair referee's statistics against their plain definitions.
 
 ``rank_shift`` merges instead of binary-searching and selects the median of the
-pairwise differences instead of sorting them all, and the referee keeps the
-pings' sorted sides between pongs; these tests hold them to the old code (kept
-here, verbatim, as the reference) over random windows, and a whole referee to
-the same decisions with either."""
+pairwise differences instead of sorting them all; these tests hold it to the
+old code (kept here, verbatim, as the reference) over random windows, and a
+whole referee to the same decisions with either."""
 
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ from hypothesis import strategies as st
 
 from slapjack.server import fair
 from slapjack.server.clocksync import quantile
-from slapjack.server.fair import FairReferee, SeatTiming
+from slapjack.server.fair import FairReferee
 from slapjack.server.fairstats import rank_shift
 
 
@@ -88,19 +87,6 @@ def test_rank_shift_equals_the_plain_definition_on_shifted_networks(
     assert same(rank_shift(slaps, pings, 1.5), reference_rank_shift(slaps, pings, 1.5))
 
 
-def _reference_rtt_side(self: FairReferee, state: SeatTiming) -> list[float]:
-    frame = self.config.display_ms / 2.0
-    return [rtt + frame for rtt in state.sync.rtts()]
-
-
-def _reference_ping_sides(self: FairReferee, state: SeatTiming) -> tuple[list[float], list[float]]:
-    frame = self.config.display_ms / 2.0
-    return (
-        sorted(down + frame for down, _ in state.ping_legs),
-        sorted(up for _, up in state.ping_legs),
-    )
-
-
 def _play(seed: int, forgery: float) -> list[tuple[object, ...]]:
     """A room of four (seat 0 takes ``forgery`` ms off every claim) on a model
     network; everything the referee decided, slap by slap."""
@@ -139,14 +125,9 @@ def _play(seed: int, forgery: float) -> list[tuple[object, ...]]:
 @given(seed=st.integers(0, 2**32 - 1))
 @settings(max_examples=4, deadline=None)
 def test_the_referee_decides_the_same_with_either(forgery: float, seed: int) -> None:
-    """The referee with the new statistics and its cached ping sides against
-    the old code: the reference statistics, the ping sides made afresh for
-    every slap (the old expressions)."""
     new = _play(seed, forgery)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(fair, "rank_shift", reference_rank_shift)
-        m.setattr(FairReferee, "_rtt_side", _reference_rtt_side)
-        m.setattr(FairReferee, "_ping_sides", _reference_ping_sides)
         old = _play(seed, forgery)
     assert new == old
     if forgery >= 60.0:  # the shift tests ran on a held seat: the selection was used

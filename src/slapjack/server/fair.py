@@ -73,14 +73,6 @@ class SeatTiming:
     clock offset of the moment: see :meth:`FairReferee._legs_shifted`."""
     ping_legs: deque[tuple[float, float]] = field(default_factory=deque)
     """The same for the pings (ping out, pong back)."""
-    ping_sides: tuple[int, object, tuple[list[float], list[float]]] | None = None
-    """:attr:`ping_legs` as the leg test reads them (each direction sorted),
-    with the length and the last leg they were made from (a new leg is a new
-    tuple, so a pong makes them again; a slap alone does not)."""
-    rtt_side: tuple[list[float], list[float]] | None = None
-    """The clock sync's sorted round trips (that very list) and the same plus
-    half a frame, as the shift test reads them (made again when the sync's
-    profile is)."""
 
     def kernel_rtt(self) -> float | None:
         """The mean of :attr:`kernel` (about the connection's mean round trip)."""
@@ -384,7 +376,8 @@ class FairReferee:
         if len(slaps) < cfg.shift_min:
             return None
         scale = 0.5 if state.held else 1.0  # once held, released only well below
-        if self._shift_found(slaps, self._rtt_side(state), scale):
+        frame = cfg.display_ms / 2.0  # an honest display's typical wait for a frame
+        if self._shift_found(slaps, [rtt + frame for rtt in state.sync.rtts()], scale):
             return "shift"
         if self._legs_shifted(state, scale):
             return "leg"
@@ -421,40 +414,20 @@ class FairReferee:
         legs = list(state.legs)[-cfg.shift_window :]
         if len(legs) < cfg.shift_min or len(state.ping_legs) < cfg.shift_min:
             return False
-        ping_legs = self._ping_sides(state)
+        frame = cfg.display_ms / 2.0
+        ping_legs = (
+            sorted(down + frame for down, _ in state.ping_legs),
+            sorted(up for _, up in state.ping_legs),
+        )
         return any(
             self._shift_found([leg[i] for leg in legs], ping_leg, scale)
             for i, ping_leg in enumerate(ping_legs)
         )
 
-    def _rtt_side(self, state: SeatTiming) -> list[float]:
-        """The pings' round trips for :meth:`_shifted`, sorted, plus half a frame
-        (an honest display's typical wait for a frame); kept while the clock
-        sync's profile is."""
-        rtts = state.sync.rtts()
-        side = state.rtt_side
-        if side is None or side[0] is not rtts:
-            frame = self.config.display_ms / 2.0
-            side = state.rtt_side = (rtts, [rtt + frame for rtt in rtts])
-        return side[1]
-
-    def _ping_sides(self, state: SeatTiming) -> tuple[list[float], list[float]]:
-        """The pings' legs for :meth:`_legs_shifted`: the card's direction (plus
-        half a frame) and the slap's, each sorted; kept until the next pong."""
-        legs = state.ping_legs
-        cached = state.ping_sides
-        if cached is not None and cached[0] == len(legs) and cached[1] is legs[-1]:
-            return cached[2]
-        frame = self.config.display_ms / 2.0
-        sides = (sorted(down + frame for down, _ in legs), sorted(up for _, up in legs))
-        state.ping_sides = (len(legs), legs[-1], sides)
-        return sides
-
     def _shift_found(self, slaps: list[float], pings: list[float], scale: float) -> bool:
         """The rank-sum test and the size of the shift, both past their thresholds
         (``scale`` 0.5: a held seat is released only well below them)."""
         cfg = self.config
-        slaps = sorted(slaps)  # (both tests sort them: once here, then cheaply)
         min_z = cfg.shift_z * scale
         tol = cfg.shift_tol_ms * scale
         z, shift = rank_shift(slaps, pings, min_z=min_z)
