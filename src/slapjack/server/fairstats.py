@@ -59,10 +59,12 @@ def rank_shift(
 def _median_difference(slaps: Sequence[float], pings: Sequence[float]) -> float:
     """``quantile(sorted(w - p for w in slaps for p in pings), 0.5)``, by selecting
     the two middle differences instead of sorting all of them."""
-    diffs = np.subtract.outer(np.asarray(slaps, dtype=np.float64), np.asarray(pings)).ravel()
-    pos = 0.5 * (diffs.size - 1)
+    rows, cols = np.asarray(slaps, dtype=np.float64), np.asarray(pings, dtype=np.float64)
+    diffs = np.subtract.outer(rows, cols).ravel()
+    count = len(slaps) * len(pings)
+    pos = 0.5 * (count - 1)
     lo = math.floor(pos)
-    hi = min(lo + 1, diffs.size - 1)
+    hi = min(lo + 1, count - 1)
     part = np.partition(diffs, (lo, hi))
     low, high = float(part[lo]), float(part[hi])
     return low + (high - low) * (pos - lo)
