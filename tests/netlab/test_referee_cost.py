@@ -71,3 +71,12 @@ def test_a_forgery_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -
         bench.main(["--forgery", "-5"])
     assert exc.value.code == 2
     assert "--forgery must be" in capsys.readouterr().err
+
+
+def test_pongs_between_races_are_not_timed_as_races(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = load()
+    pong, race = bench.measure(200, 20, between=12)
+    assert 0 < pong < race
+    with pytest.raises(SystemExit):
+        bench.main(["--between", "-1"])
+    assert "--between must be" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """What the fair referee costs the server per pong and per race.
 
-    .venv/bin/python bench/referee_cost.py [--pongs 20000] [--races 2000] [--forgery 40]
+    .venv/bin/python bench/referee_cost.py [--pongs 20000] [--races 2000] [--forgery 15] [--between 12]
 
 The server pings every connection once a second, so at 2,000 players the
 referee handles 2,000 pongs a second; races are rarer (a Jack in about one
@@ -76,10 +76,14 @@ class Session:
         self.now += 1000.0
 
 
-def measure(pongs: int, races: int, seed: int = 1, forgery: float = 0.0) -> tuple[float, float]:
+def measure(
+    pongs: int, races: int, seed: int = 1, forgery: float = 0.0, between: int = 0
+) -> tuple[float, float]:
     """Microseconds of this process's CPU per pong and per race of four stamped
     slaps (CPU time, not wall time: on a shared machine the wait for a core
-    does not count)."""
+    does not count). ``between``: pongs per seat before each timed race (not
+    timed), as in play, where a race comes every dozen seconds or so: nothing
+    the referee derives from the pings survives from one race to the next."""
     session = Session(seed, forgery)
     for i in range(SEATS * DEFAULT_WINDOW):
         session.pong(i % SEATS)
@@ -89,10 +93,18 @@ def measure(pongs: int, races: int, seed: int = 1, forgery: float = 0.0) -> tupl
     for i in range(pongs):
         session.pong(i % SEATS)
     middle = time.process_time()
+    if not between:
+        for _ in range(races):
+            session.race()
+        return (middle - start) / pongs * 1e6, (time.process_time() - middle) / races * 1e6
+    racing = 0.0
     for _ in range(races):
+        for i in range(between * SEATS):
+            session.pong(i % SEATS)
+        before = time.process_time()
         session.race()
-    end = time.process_time()
-    return (middle - start) / pongs * 1e6, (end - middle) / races * 1e6
+        racing += time.process_time() - before
+    return (middle - start) / pongs * 1e6, racing / races * 1e6
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,12 +115,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--forgery", type=float, default=0.0, help="ms seat 0 takes off its claims (15: costly)"
     )
+    parser.add_argument(
+        "--between", type=int, default=0, help="pongs per seat before each race (untimed)"
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.pongs <= 10_000_000 or not 1 <= args.races <= 1_000_000:
         parser.error("--pongs must be 1..10000000 and --races 1..1000000")
     if not 0.0 <= args.forgery <= 100.0:
         parser.error("--forgery must be 0..100 ms")
-    per_pong, per_race = measure(args.pongs, args.races, args.seed, args.forgery)
+    if not 0 <= args.between <= 1000:
+        parser.error("--between must be 0..1000")
+    per_pong, per_race = measure(args.pongs, args.races, args.seed, args.forgery, args.between)
     print(f"fair referee: {per_pong:.1f} µs a pong, {per_race:.0f} µs a race of {SEATS} slaps")
     print(
         f"at 2,000 players (2,000 pongs/s, ~40 races/s): "
