@@ -47,3 +47,36 @@ def test_bad_counts_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
         bench.main(["--pongs", "0"])
     assert exc.value.code == 2
     assert "--pongs must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("forgery", "reason"), [(15.0, {"shift", "leg"}), (40.0, {"cusum"})])
+def test_a_forger_is_held_and_the_others_are_not(forgery: float, reason: set[str]) -> None:
+    """``--forgery``: seat 0's claims lose that many ms; the referee holds it,
+    by the shift test for a forgery within the jitter (the case where the
+    timed races compute the pairwise median), the others not."""
+    bench = load()
+    session = bench.Session(1, forgery=forgery)  # the bench's seed
+    for i in range(300):
+        session.pong(i % 4)
+    for _ in range(150):
+        session.race()
+    held = [session.referee.seat(seat).held for seat in range(4)]
+    assert held == [True, False, False, False]
+    assert session.referee.seat(0).reason in reason
+
+
+def test_a_forgery_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = load()
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--forgery", "-5"])
+    assert exc.value.code == 2
+    assert "--forgery must be" in capsys.readouterr().err
+
+
+def test_pongs_between_races_are_not_timed_as_races(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = load()
+    pong, race = bench.measure(200, 20, between=12)
+    assert 0 < pong < race
+    with pytest.raises(SystemExit):
+        bench.main(["--between", "-1"])
+    assert "--between must be" in capsys.readouterr().err

@@ -8,9 +8,10 @@ the quantities the referee bounds claims by. See docs/fairness.md.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Final
+
+import numpy as np
 
 from .clocksync import quantile
 
@@ -21,23 +22,52 @@ MIN_SLOPE: Final = 1.0
 def rank_shift(
     slaps: Sequence[float], pings: Sequence[float], min_z: float = 0.0
 ) -> tuple[float, float]:
-    """How much longer ``slaps`` take than ``pings`` (sorted): the Mann–Whitney
-    z score (one-sided, > 0: the slaps take longer) and the Hodges–Lehmann shift
-    (the median of all pairwise differences, in ms; 0 when z <= ``min_z``, which
-    spares the sort of every pair where the shift would not be looked at)."""
+    """How much longer ``slaps`` take than ``pings`` (sorted, finite): the
+    Mann–Whitney z score (one-sided, > 0: the slaps take longer) and the
+    Hodges–Lehmann shift (the median of all pairwise differences, in ms; 0 when
+    z <= ``min_z``, which spares the pairwise differences where the shift would
+    not be looked at).
+
+    The U statistic comes from one merge of the sorted slaps with the pings (not
+    a binary search per slap), the median of the differences from a selection
+    (``numpy.partition``), not a sort of all of them: the same numbers as the
+    plain definitions (U is a sum of halves, exact in any order; the two middle
+    differences are the same floats), in a fraction of the time.
+    """
     n1, n2 = len(slaps), len(pings)
     if n1 == 0 or n2 == 0:
         return 0.0, 0.0
-    u = 0.0
-    for w in slaps:
-        lo = bisect_left(pings, w)
-        u += lo + 0.5 * (bisect_right(pings, w) - lo)
+    ordered = sorted(slaps)
+    # twice U: for every slap, the pings below it plus those at or below it
+    twice_u = below = at_or_below = 0
+    for w in ordered:
+        while below < n2 and pings[below] < w:
+            below += 1
+        if at_or_below < below:
+            at_or_below = below
+        while at_or_below < n2 and pings[at_or_below] <= w:
+            at_or_below += 1
+        twice_u += below + at_or_below
+    u = twice_u / 2
     sd = math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0)
     z = (u - n1 * n2 / 2.0) / sd if sd > 0 else 0.0
     if z <= max(min_z, 0.0):
         return z, 0.0
-    diffs = sorted(w - p for w in slaps for p in pings)
-    return z, quantile(diffs, 0.5)
+    return z, _median_difference(ordered, pings)
+
+
+def _median_difference(slaps: Sequence[float], pings: Sequence[float]) -> float:
+    """``quantile(sorted(w - p for w in slaps for p in pings), 0.5)``, by selecting
+    the two middle differences instead of sorting all of them."""
+    rows, cols = np.asarray(slaps, dtype=np.float64), np.asarray(pings, dtype=np.float64)
+    diffs = np.subtract.outer(rows, cols).ravel()
+    count = len(slaps) * len(pings)
+    pos = 0.5 * (count - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, count - 1)
+    part = np.partition(diffs, (lo, hi))
+    low, high = float(part[lo]), float(part[hi])
+    return low + (high - low) * (pos - lo)
 
 
 def floor_shift(slaps: Sequence[float], pings: Sequence[float], q: float) -> tuple[float, float]:
