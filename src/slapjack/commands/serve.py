@@ -138,8 +138,7 @@ def serve(
         typer.Option(
             "--public-url",
             metavar="URL",
-            help="The URL players reach this server at; "
-            "invite links and QR codes use it.",
+            help="The URL players reach this server at; invite links and QR codes use it.",
         ),
     ] = None,
     data_dir: Annotated[
