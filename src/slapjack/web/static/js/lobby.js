@@ -33,6 +33,15 @@ async function main() {
     }),
   );
   $("name").value = savedName();
+  // The browser's own "fill out this field" bubble (Play now) becomes our note.
+  $("name").addEventListener("invalid", (ev) => {
+    ev.preventDefault();
+    nameMissing(true);
+    $("name").focus();
+  });
+  $("name").addEventListener("input", () => {
+    if ($("name").value.trim()) nameMissing(false);
+  });
   $("play-now-form").addEventListener("submit", playNow);
   restoreLevel();
   wirePractice();

@@ -13,6 +13,34 @@ const $ = (id) => document.getElementById(id);
 const DEFAULT_KEYS = ["a", "l", "v", "p"];
 const DEFAULT_NAMES = ["Player 1", "Player 2", "Player 3", "Player 4"];
 const STORE = "slapjack.party";
+// Player i's touch corner (the zone .z{i}, the setup's "party.corner.{i}"), as
+// a place on the felt [ux, uy]: their seat sits in the same corner of the
+// table, so a player's corner is always beside their seat, upright or sideways.
+export const CORNERS = [
+  [-1, 1], // bottom left
+  [1, 1], // bottom right
+  [-1, -1], // top left
+  [1, -1], // top right
+];
+
+/** Where the seats go at a party table: the players' in their corners, the
+ * bots' on the edges between them (then in the corners nobody touches). */
+export function partyPlaces(localSeats, n) {
+  const free = CORNERS.slice(localSeats.length);
+  const bots = [];
+  for (let s = 0; s < n; s++) if (!localSeats.includes(s)) bots.push(s);
+  const slots =
+    bots.length === 2
+      ? [
+          [-1, 0],
+          [1, 0],
+        ]
+      : [[0, -1], [-1, 0], [1, 0], [0, 1], ...free];
+  const places = {};
+  localSeats.forEach((s, i) => (places[s] = CORNERS[i]));
+  bots.forEach((s, j) => (places[s] = slots[j] || free[j - slots.length] || [0, -1]));
+  return places;
+}
 const SESSION = "slapjack.party.session";
 
 const state = {
@@ -224,6 +252,7 @@ function enterStage() {
     me: null,
     anchor: state.players[0].seat,
     locals: state.players.map((p) => p.seat),
+    places: (s, n) => partyPlaces(state.players.map((p) => p.seat), n)[s],
     onSlap: null,
     raceEl: $("party-race"),
   });
