@@ -19,6 +19,23 @@ SIZES = {
 }
 
 
+# Points of the top card (centre, near each corner) where something else is on
+# top; null while no card shows or one is still moving.
+TOP_COVERED = """() => {
+  const top = document.querySelector('#table .pile .card.top');
+  if (!top) return null;
+  // still flying in from the seat that turned it
+  if (document.getAnimations().some((a) => a.playState === 'running')) return null;
+  const r = top.getBoundingClientRect();
+  const bad = [];
+  for (const [fx, fy] of [[.5, .5], [.1, .1], [.9, .1], [.1, .9], [.9, .9]]) {
+    const el = document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height);
+    if (!el || !el.closest('.pile')) bad.push([fx, fy, el ? el.className : null]);
+  }
+  return bad;
+}"""
+
+
 def centre(box: dict[str, float]) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
@@ -43,7 +60,7 @@ def test_each_corner_is_beside_its_players_seat(
     for i, name in enumerate(names):
         page.locator("#players .party-player").nth(i).locator("input.name").fill(name)
     page.locator("#bots").select_option(str(bots))
-    page.locator("#tempo").fill("5")
+    page.locator("#tempo").fill("0.8")
     page.locator("#start").click()
     page.locator("#table .seat").nth(players + bots - 1).wait_for()
     wait_for(lambda: page.locator("#table .seat.me").count() == players)
@@ -89,7 +106,11 @@ def test_each_corner_is_beside_its_players_seat(
     assert eb is not None and eb["y"] >= 0 and eb["y"] + eb["height"] <= height
     ex, ey = centre(eb)
     assert page.evaluate(f"document.elementFromPoint({ex}, {ey}).id") == "party-exit"
+    # Once the cards flip, the top card is not covered by any seat or corner.
+    wait_for(lambda: page.evaluate(TOP_COVERED) is not None, timeout=20)
     shot(page, f"party-corners-{size}-{players}p{bots}b")
+    covered = page.evaluate(TOP_COVERED)
+    assert covered in ([], None), (size, covered)
     exit_btn.click()
     exit_btn.click()
     page.locator("#setup").wait_for(state="visible")

@@ -16,11 +16,12 @@ const STORE = "slapjack.party";
 // Player i's touch corner (the zone .z{i}, the setup's "party.corner.{i}"), as
 // a place on the felt [ux, uy]: their seat sits in the same corner of the
 // table, so a player's corner is always beside their seat, upright or sideways.
+// (0.7: a corner of the oval felt, inside its rim.)
 export const CORNERS = [
-  [-1, 1], // bottom left
-  [1, 1], // bottom right
-  [-1, -1], // top left
-  [1, -1], // top right
+  [-0.7, 0.7], // bottom left
+  [0.7, 0.7], // bottom right
+  [-0.7, -0.7], // top left
+  [0.7, -0.7], // top right
 ];
 
 /** Where the seats go at a party table: the players' in their corners, the
@@ -36,9 +37,13 @@ export function partyPlaces(localSeats, n) {
           [1, 0],
         ]
       : [[0, -1], [-1, 0], [1, 0], [0, 1], ...free];
+  // On a table taller than wide the sides are next to the pile: the bots sit
+  // at the top and the bottom first.
+  const upright = [[0, -1], [0, 1], ...free, [-1, 0], [1, 0]];
   const places = {};
-  localSeats.forEach((s, i) => (places[s] = CORNERS[i]));
-  bots.forEach((s, j) => (places[s] = slots[j] || free[j - slots.length] || [0, -1]));
+  // (Upright, the felt is a rounded box: the corners are its own.)
+  localSeats.forEach((s, i) => (places[s] = [...CORNERS[i], CORNERS[i][0] / 0.7, CORNERS[i][1] * 1.15]));
+  bots.forEach((s, j) => (places[s] = [...(slots[j] || [0, -1]), ...(upright[j] || [0, -1])]));
   return places;
 }
 const SESSION = "slapjack.party.session";

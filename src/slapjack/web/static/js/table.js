@@ -323,11 +323,15 @@ export class TableView {
       const own = this.opts.places ? this.opts.places(s, n) : null;
       const ux = own ? own[0] : -Math.sin(phi);
       const uy = own ? own[1] : Math.cos(phi);
+      const style = { "--ux": ux.toFixed(3), "--uy": uy.toFixed(3) };
+      // A third and fourth number: the place on a table taller than wide (a
+      // phone held upright), which the page's stylesheet may use.
+      if (own && own.length === 4) Object.assign(style, { "--pux": own[2].toFixed(3), "--puy": own[3].toFixed(3) });
       const el = h(
         "li",
         {
           class: "seat",
-          style: { "--ux": ux.toFixed(3), "--uy": uy.toFixed(3) },
+          style,
           dataset: { seat: String(s) },
         },
         h("div", { class: "seat-name" }),
