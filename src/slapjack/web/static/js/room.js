@@ -65,7 +65,7 @@ const state = {
   outShown: false, // the "you are out" overlay was shown this game
   rematchWhenOver: false, // the out overlay's rematch button, pressed while the others still play
   leaveArmed: false,
-  log: [], // the "What happened" lines, newest first: [{type, text}]
+  log: [], // the log lines (#log), newest first: [{type, text}]
   logRestored: false, // the first view of this page load has brought back the saved log
 };
 // The log is kept for this tab and room (sessionStorage), so a reload (a
