@@ -56,7 +56,7 @@ def test_a_reload_brings_back_what_happened(
     shot(other, f"reconnect-note-{width}x{height}")
 
 
-def test_a_name_without_games_says_so(server: Server, pages: Pages) -> None:
+def test_a_name_without_games_says_so(server: Server, pages: Pages, shot: Any) -> None:
     page = pages.page()
     name = f"Nobody {uuid.uuid4().hex[:6]}"
     open_page(page, f"/history?player={name}")
@@ -65,11 +65,14 @@ def test_a_name_without_games_says_so(server: Server, pages: Pages) -> None:
     assert out.inner_text().strip() == f"No games yet for {name}."
     assert out.locator(".stat").count() == 0
     assert page.locator("#stats-error").is_hidden()
+    shot(page, "stats-no-games")
 
 
-def test_a_missing_replay_shows_a_message_and_no_controls(server: Server, pages: Pages) -> None:
+def test_a_missing_replay_shows_a_message_and_no_controls(
+    server: Server, pages: Pages, shot: Any
+) -> None:
     pages.allow("404")
-    page = pages.page()
+    page = pages.page(viewport={"width": 390, "height": 844})
     open_page(page, "/replay/987654321")
     error = page.locator("#replay-error")
     assert error.is_visible()
@@ -80,6 +83,7 @@ def test_a_missing_replay_shows_a_message_and_no_controls(server: Server, pages:
         assert page.locator(sel).is_hidden(), sel
     back = page.get_by_role("link", name="All finished games")
     assert back.is_visible()
+    shot(page, "replay-missing-390x844")
     back.click()
     page.wait_for_url("**/history")
 
