@@ -155,6 +155,10 @@ def test_two_people_and_a_bot_play_to_the_end(server: Server, pages: Pages, shot
     anna.locator("#stats-out .stat").first.wait_for()
     stats = anna.locator("#stats-out").inner_text()
     assert "games" in stats and "Jacks won" in stats and "median reaction" in stats
+    # The lookup does not care about case: "aNNA" is Anna.
+    anna.locator("#stats-name").fill("aNNA")
+    anna.locator("#stats-name").press("Enter")
+    wait_for(lambda: anna.locator("#stats-out").inner_text() == stats)
     row = anna.locator("#games tr", has_text="Ben").first
     row.wait_for()
     shot(anna, "history", full_page=True)

@@ -131,6 +131,36 @@ async def test_history_and_stats_of_unknown_things(http: httpx.AsyncClient) -> N
     assert games.status_code == 200 and games.json()["total"] == 0
 
 
+async def test_stats_and_history_of_a_name_in_another_case(tmp_path: Path) -> None:
+    """The stats and the history filter find ``Änne`` as ``änne`` or ``ÄNNE``
+    (the store's own tests cover both stores); no game is ``games: 0``."""
+    from tests.store.conftest import play
+
+    from slapjack.server import create_app
+    from slapjack.store import SqliteStore
+
+    store = await SqliteStore.open(tmp_path / "games.db")
+    table, _ = play(5, names=("Änne", "Ben"))
+    await store.finish_game(None, table.record.to_dict())
+    app = create_app(store=store)
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://t") as client,
+    ):
+        exact = (await client.get("/api/stats/Änne")).json()
+        assert exact["games"] == 1 and exact["slaps"] > 0
+        for other in ("änne", "ÄNNE"):
+            stats = (await client.get(f"/api/stats/{other}")).json()
+            assert {k: v for k, v in stats.items() if k != "name"} == {
+                k: v for k, v in exact.items() if k != "name"
+            }
+            games = (await client.get("/api/games", params={"player": other})).json()
+            assert games["total"] == 1 and games["games"][0]["players"] == ["Änne", "Ben"]
+        assert (await client.get("/api/stats/Anne")).json()["games"] == 0
+    await store.close()
+
+
 @pytest.mark.parametrize("lang", ["en", "de"])
 async def test_rules_text_per_preset(http: httpx.AsyncClient, lang: str) -> None:
     texts = set()

@@ -111,6 +111,29 @@ async def test_stats_of_an_unknown_name_are_empty(store: SqlStore) -> None:
         await store.player_stats("")
 
 
+async def test_a_name_is_found_whatever_its_case(store: SqlStore) -> None:
+    table, _ = play(5, names=("Änne", "Ben"))
+    await store.finish_game(None, table.record.to_dict())
+    exact = await store.player_stats("Änne")
+    assert exact.games == 1
+    for other in ("änne", "ÄNNE", "äNnE"):
+        stats = await store.player_stats(other)
+        assert (stats.games, stats.wins, stats.jacks, stats.slaps, stats.wrong_slaps) == (
+            exact.games,
+            exact.wins,
+            exact.jacks,
+            exact.slaps,
+            exact.wrong_slaps,
+        )
+        assert stats.median_reaction_ms == exact.median_reaction_ms
+        assert await store.count_games(other) == 1
+        assert [g.id for g in await store.list_games(10, 0, other)] == [
+            g.id for g in await store.list_games(10, 0, "Änne")
+        ]
+    assert (await store.player_stats("Anne")).games == 0  # case, not accents
+    assert await store.count_games("BENJAMIN") == 0
+
+
 async def test_median_of_an_even_count_is_the_mean_of_the_middle_two(store: SqlStore) -> None:
     table, events = play(5, names=("Anna", "Ben"))
     await store.finish_game(None, table.record.to_dict())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from .base import (
     GameSummary,
@@ -39,6 +39,16 @@ def _epoch(epoch: Any) -> int | None:
 
 class HistorySql:
     """The finished games' part of the SQL store (its rooms' part is ``SqlStore``)."""
+
+    #: A name column or argument folded for a case-insensitive lookup (``{}``:
+    #: the expression). PostgreSQL's ``lower`` folds every script in a UTF-8
+    #: database; SQLite's only ASCII, so its adapter registers ``slapjack_fold``
+    #: (Python's ``str.lower``, the same mapping) on its connection.
+    fold_sql: ClassVar[str] = "lower({})"
+
+    def _name_is(self, column: str) -> str:
+        """``column = ?`` whatever the case of either side."""
+        return f"{self.fold_sql.format(column)} = {self.fold_sql.format('?')}"
 
     async def _run(self, body: Callable[[Conn], Awaitable[T]], *, write: bool) -> T:
         raise NotImplementedError
@@ -155,7 +165,7 @@ class HistorySql:
             else:
                 rows = await conn.fetch(
                     f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id IN"
-                    " (SELECT game_id FROM game_players WHERE name = ?)"
+                    f" (SELECT game_id FROM game_players WHERE {self._name_is('name')})"
                     " ORDER BY id DESC LIMIT ? OFFSET ?",
                     check_name(player),
                     limit,
@@ -171,7 +181,9 @@ class HistorySql:
                 row = await conn.fetchone("SELECT COUNT(*) FROM games")
             else:
                 row = await conn.fetchone(
-                    "SELECT COUNT(*) FROM game_players WHERE name = ?", check_name(player)
+                    "SELECT COUNT(DISTINCT game_id) FROM game_players"
+                    f" WHERE {self._name_is('name')}",
+                    check_name(player),
                 )
             return int(row[0]) if row is not None else 0
 
@@ -215,15 +227,18 @@ class HistorySql:
                 "SELECT COUNT(*), COALESCE(SUM(p.is_winner), 0), COALESCE(SUM(p.jacks), 0),"
                 " COALESCE(SUM(p.slaps), 0), COALESCE(SUM(p.wrong_slaps), 0),"
                 " MAX(g.finished_ms)"
-                " FROM game_players p JOIN games g ON g.id = p.game_id WHERE p.name = ?",
+                " FROM game_players p JOIN games g ON g.id = p.game_id"
+                f" WHERE {self._name_is('p.name')}",
                 name,
             )
-            count_row = await conn.fetchone("SELECT COUNT(*) FROM reactions WHERE name = ?", name)
+            count_row = await conn.fetchone(
+                f"SELECT COUNT(*) FROM reactions WHERE {self._name_is('name')}", name
+            )
             n = int(count_row[0]) if count_row is not None else 0
             median: float | None = None
             if n:
                 middle = await conn.fetch(
-                    "SELECT reaction_ms FROM reactions WHERE name = ?"
+                    f"SELECT reaction_ms FROM reactions WHERE {self._name_is('name')}"
                     " ORDER BY reaction_ms LIMIT ? OFFSET ?",
                     name,
                     2 - n % 2,

@@ -76,6 +76,7 @@ class SqliteStore(SqlStore):
     dialect: ClassVar[str] = "sqlite"
     bump_epoch_sql: ClassVar[str | None] = "UPDATE room_epochs SET last = last + 1 WHERE id = 1"
     new_epoch_sql: ClassVar[str] = "(SELECT last FROM room_epochs WHERE id = 1)"
+    fold_sql: ClassVar[str] = "slapjack_fold({})"
 
     def __init__(self, db: aiosqlite.Connection, path: str) -> None:
         super().__init__()
@@ -112,6 +113,7 @@ class SqliteStore(SqlStore):
             raise StoreUnavailable(f"cannot open SQLite file {where}: {exc}") from exc
         store = cls(db, where)
         try:
+            await db.create_function("slapjack_fold", 1, _fold, deterministic=True)
             await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await _wal_mode(db)
             await db.execute(f"PRAGMA synchronous = {sync}")
@@ -367,6 +369,11 @@ def _write_batch_in_thread(
             conn.execute("ROLLBACK")
         raise
     return plan.outcomes, began, time.perf_counter()
+
+
+def _fold(value: object) -> object:
+    """SQL ``slapjack_fold(x)``: a text in lower case (as PostgreSQL's ``lower``), else as is."""
+    return value.lower() if isinstance(value, str) else value
 
 
 async def _wal_mode(db: aiosqlite.Connection) -> None:

@@ -31,6 +31,10 @@ async function showStats(name) {
   showError($("stats-error"), null);
   try {
     const s = await api(`/api/stats/${encodeURIComponent(name)}`);
+    if (!s.games) {
+      fill($("stats-out"), h("p", { class: "stats-none" }, t("history.no_games_for", { name: s.name || name })));
+      return;
+    }
     const stat = (label, value) => h("div", { class: "stat" }, h("b", {}, value), label);
     fill(
       $("stats-out"),

@@ -33,6 +33,15 @@ async function main() {
     }),
   );
   $("name").value = savedName();
+  // The browser's own "fill out this field" bubble (Play now) becomes our note.
+  $("name").addEventListener("invalid", (ev) => {
+    ev.preventDefault();
+    nameMissing(true);
+    $("name").focus();
+  });
+  $("name").addEventListener("input", () => {
+    if ($("name").value.trim()) nameMissing(false);
+  });
   $("play-now-form").addEventListener("submit", playNow);
   restoreLevel();
   wirePractice();
@@ -99,11 +108,22 @@ async function showMyTables() {
 function myName() {
   const name = $("name").value.trim() || savedName();
   if (!name) {
+    nameMissing(true);
     $("name").focus();
     return null;
   }
+  nameMissing(false);
   saveName(name);
   return name;
+}
+
+// Said beside the name field (and read out) when a button needs a name first.
+function nameMissing(missing) {
+  const note = $("name-missing");
+  note.hidden = !missing;
+  note.textContent = missing ? t("lobby.name_missing") : "";
+  if (missing) $("name").setAttribute("aria-invalid", "true");
+  else $("name").removeAttribute("aria-invalid");
 }
 
 const LEVEL_KEY = "slapjack.level";
@@ -290,8 +310,13 @@ function fillSeats() {
 async function createRoom(ev) {
   ev.preventDefault();
   const name = myName();
-  if (!name) return;
   showError($("create-error"), null);
+  if (!name) {
+    // The name field is at the top of the page: say so here too.
+    $("create-error").hidden = false;
+    $("create-error").textContent = t("lobby.name_missing");
+    return;
+  }
   const base = presetValues();
   const rules = { preset: $("preset").value };
   const values = currentOptionValues();

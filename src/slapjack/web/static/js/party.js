@@ -13,6 +13,39 @@ const $ = (id) => document.getElementById(id);
 const DEFAULT_KEYS = ["a", "l", "v", "p"];
 const DEFAULT_NAMES = ["Player 1", "Player 2", "Player 3", "Player 4"];
 const STORE = "slapjack.party";
+// Player i's touch corner (the zone .z{i}, the setup's "party.corner.{i}"), as
+// a place on the felt [ux, uy]: their seat sits in the same corner of the
+// table, so a player's corner is always beside their seat, upright or sideways.
+// (0.7: a corner of the oval felt, inside its rim.)
+export const CORNERS = [
+  [-0.7, 0.7], // bottom left
+  [0.7, 0.7], // bottom right
+  [-0.7, -0.7], // top left
+  [0.7, -0.7], // top right
+];
+
+/** Where the seats go at a party table: the players' in their corners, the
+ * bots' on the edges between them (then in the corners nobody touches). */
+export function partyPlaces(localSeats, n) {
+  const free = CORNERS.slice(localSeats.length);
+  const bots = [];
+  for (let s = 0; s < n; s++) if (!localSeats.includes(s)) bots.push(s);
+  const slots =
+    bots.length === 2
+      ? [
+          [-1, 0],
+          [1, 0],
+        ]
+      : [[0, -1], [-1, 0], [1, 0], [0, 1], ...free];
+  // On a table taller than wide the sides are next to the pile: the bots sit
+  // at the top and the bottom first.
+  const upright = [[0, -1], [0, 1], ...free, [-1, 0], [1, 0]];
+  const places = {};
+  // (Upright, the felt is a rounded box: the corners are its own.)
+  localSeats.forEach((s, i) => (places[s] = [...CORNERS[i], CORNERS[i][0] / 0.7, CORNERS[i][1] * 1.15]));
+  bots.forEach((s, j) => (places[s] = [...(slots[j] || [0, -1]), ...(upright[j] || [0, -1])]));
+  return places;
+}
 const SESSION = "slapjack.party.session";
 
 const state = {
@@ -224,6 +257,7 @@ function enterStage() {
     me: null,
     anchor: state.players[0].seat,
     locals: state.players.map((p) => p.seat),
+    places: (s, n) => partyPlaces(state.players.map((p) => p.seat), n)[s],
     onSlap: null,
     raceEl: $("party-race"),
   });

@@ -21,7 +21,7 @@ async function main() {
   try {
     data = await api(`/api/games/${encodeURIComponent(id)}/replay`);
   } catch (err) {
-    showError($("replay-error"), err);
+    showMissing(err);
     return;
   }
   steps = data.steps;
@@ -43,6 +43,20 @@ async function main() {
   document.addEventListener("keydown", onKey);
   document.addEventListener("langchange", () => go(pos));
   go(0);
+}
+
+// No replay to show (an unknown id, a record that cannot be replayed): a clear
+// message and a way back, none of the controls of a replay.
+function showMissing(err) {
+  for (const el of document.querySelectorAll("#table, .replay-bar, #step, #replay-keys, #download"))
+    el.hidden = true;
+  if (err && err.code === "unknown_game") {
+    $("replay-error").hidden = false;
+    $("replay-error").textContent = t("replay.missing", { id });
+  } else {
+    showError($("replay-error"), err);
+  }
+  $("replay-back").hidden = false;
 }
 
 function isFlip(step) {

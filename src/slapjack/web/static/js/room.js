@@ -65,7 +65,13 @@ const state = {
   outShown: false, // the "you are out" overlay was shown this game
   rematchWhenOver: false, // the out overlay's rematch button, pressed while the others still play
   leaveArmed: false,
+  log: [], // the log lines (#log), newest first: [{type, text}]
+  logRestored: false, // the first view of this page load has brought back the saved log
 };
+// The log is kept for this tab and room (sessionStorage), so a reload (a
+// reconnect with the seat token) shows what happened before it.
+const LOG_KEY = `slapjack.log.${code}`;
+const LOG_MAX = 40;
 const sound = new Sound();
 
 // ------------------------------------------------------------------ start
@@ -239,6 +245,8 @@ function onUpdate(msg) {
       state.outShown = false;
       delete $("end").dataset.shown;
       fill($("log"));
+      state.log = [];
+      saveLog();
       if (state.coach) state.coach.reset();
       clearResult();
       if (state.table) state.table.clearRace();
@@ -247,6 +255,7 @@ function onUpdate(msg) {
   }
   state.view = view;
   state.room = room;
+  if (view && !state.logRestored) restoreLog(view, room);
   if (view) {
     for (const ev of msg.events || []) handleEvent(ev, view);
   }
@@ -597,7 +606,41 @@ function askRematch() {
 function addLog(text, type) {
   const log = $("log");
   log.prepend(h("li", { class: `ev-${type}` }, text));
-  while (log.children.length > 40) log.lastChild.remove();
+  while (log.children.length > LOG_MAX) log.lastChild.remove();
+  state.log.unshift({ type, text });
+  state.log.length = Math.min(state.log.length, LOG_MAX);
+  saveLog();
+}
+
+function saveLog() {
+  try {
+    sessionStorage.setItem(LOG_KEY, JSON.stringify({ game: state.gameNo, lines: state.log }));
+  } catch {
+    // storage full or refused: the log lives on in the page only
+  }
+}
+
+/** The first view after the page (re)loaded: bring back this game's log, else
+ * say that the moves before this moment are not shown. */
+function restoreLog(view, room) {
+  state.logRestored = true;
+  let saved = null;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(LOG_KEY) || "null");
+  } catch {
+    saved = null;
+  }
+  const lines =
+    saved && saved.game === room.gameNo && Array.isArray(saved.lines)
+      ? saved.lines.filter((l) => l && typeof l.text === "string").slice(0, LOG_MAX)
+      : [];
+  state.log = lines.map((l) => ({ type: String(l.type || "note"), text: l.text }));
+  fill(
+    $("log"),
+    state.log.map((l) => h("li", { class: `ev-${l.type}` }, l.text)),
+  );
+  if (!state.log.length && (view.flips || 0) > 0) addLog(t("room.log_reconnected"), "reconnected");
+  else saveLog();
 }
 
 /** My line in the result slot. ``why``: with a button that explains the time. */

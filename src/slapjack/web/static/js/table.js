@@ -247,7 +247,8 @@ export class Stats {
 /**
  * The table widget. ``el`` is an empty element; ``opts.me`` is the player's
  * seat (null for a spectator), ``opts.locals`` extra seats played on this
- * screen (party mode), ``opts.onSlap(event)`` and ``opts.onFlip(event)`` the
+ * screen (party mode), ``opts.places(seat, n)`` an [ux, uy] in [-1, 1] for a
+ * seat placed by the page (else round the table), ``opts.onSlap(event)`` and ``opts.onFlip(event)`` the
  * input handlers (omit them for a read-only table).
  */
 export class TableView {
@@ -316,14 +317,21 @@ export class TableView {
     for (let s = 0; s < n; s++) {
       const k = (s - this.anchor + n) % n;
       const phi = (2 * Math.PI * k) / n;
-      // On the felt's edge: (ux, uy) in [-1, 1], the anchor seat at the bottom.
-      const ux = -Math.sin(phi);
-      const uy = Math.cos(phi);
+      // On the felt's edge: (ux, uy) in [-1, 1], the anchor seat at the bottom;
+      // opts.places(seat, n) may give a seat its own place (party mode: each
+      // player's seat in the corner of the felt beside their touch corner).
+      const own = this.opts.places ? this.opts.places(s, n) : null;
+      const ux = own ? own[0] : -Math.sin(phi);
+      const uy = own ? own[1] : Math.cos(phi);
+      const style = { "--ux": ux.toFixed(3), "--uy": uy.toFixed(3) };
+      // A third and fourth number: the place on a table taller than wide (a
+      // phone held upright), which the page's stylesheet may use.
+      if (own && own.length === 4) Object.assign(style, { "--pux": own[2].toFixed(3), "--puy": own[3].toFixed(3) });
       const el = h(
         "li",
         {
           class: "seat",
-          style: { "--ux": ux.toFixed(3), "--uy": uy.toFixed(3) },
+          style,
           dataset: { seat: String(s) },
         },
         h("div", { class: "seat-name" }),
