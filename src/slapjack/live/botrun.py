@@ -174,31 +174,55 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
         if kind != turn_kind or on_turn is None or game.race_open:
             fire(kind, at)
             continue
-        # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped)
-        t = int(at - origin)
-        gt = game.t
-        out += do_flip(on_turn, t if t > gt else gt)
-        turn = game.turn
-        racing = game.race_open
-        if game.over or game.reslap_among is not None or (turn is None and not racing):
-            live._turn_at = inf
-            live._turn_key = None
-            flipped(at)
+        # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped);
+        # and so on, without leaving this loop, while the cards come that no bot
+        # could slap (what the outer loop would store for each is stored once, at the end)
+        cue = live._cue
+        hold = live._hold_until
+        limit_at = live._limit_at
+        while True:
+            t = int(at - origin)
+            gt = game.t
+            out += do_flip(on_turn, t if t > gt else gt)
+            turn = game.turn
+            racing = game.race_open
+            cue += 1
+            if turn is None and (game.over or not racing):  # (a flip leaves no reslap open)
+                live._cue = cue - 1
+                live._turn_at = inf
+                live._turn_key = None
+                flipped(at)
+                break
+            if bot_slaps:
+                bot_slaps.clear()
+            if waits:
+                waits.clear()
+            if called:
+                called.clear()
+            top = centre[-1]
+            called_rank = game.top_call
+            key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
+            want = interest[key]
+            if want is None:
+                want = interest[key] = wanted(game)
+            if racing:
+                break
+            assert turn is not None
+            # (race_at and deadlock_at are inf already: a turn was due)
+            # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
+            delay = real(delays[turn]())
+            if not delay >= 0.0:  # also nan
+                delay = 0.0
+            if pace != 1.0:
+                delay *= pace
+            due = (at if at > hold else hold) + (delay if delay < most else most)
+            if want or limit_at < due or due > until or game.flips == cap:
+                break
+            at, on_turn = due, turn  # the common case: a card nobody could slap
+        if turn is None and not racing:
             continue
-        live._cue += 1
-        if bot_slaps:
-            bot_slaps.clear()
-        if waits:
-            waits.clear()
-        if called:
-            called.clear()
+        live._cue = cue
         live._cue_shown = at
-        top = centre[-1]
-        called_rank = game.top_call
-        key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
-        want = interest[key]
-        if want is None:
-            want = interest[key] = wanted(game)
         if racing:
             # a race opens (LiveTable._show and _after): its clock runs from now
             live._round, live._round_slaps, live._first_slap = 1, 0, None
@@ -208,18 +232,9 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             live._race_at = race_at = at + race_ms
             limit = race_ms
         else:
-            assert turn is not None
-            # (race_at and deadlock_at are inf already: a turn was due)
-            # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
-            hold = live._hold_until
             live._turn_key = (turn, game.flips, live._settles, True, hold)
-            delay = real(delays[turn]())
-            if not delay >= 0.0:  # also nan
-                delay = 0.0
-            delay *= pace
-            live._turn_at = due = (at if at > hold else hold) + (delay if delay < most else most)
-            if not want:  # the common case: a card nobody could slap
-                limit_at = live._limit_at
+            live._turn_at = due
+            if not want:
                 live._due = (due, turn_kind) if not limit_at < due else (limit_at, limit_kind)
                 continue
             limit = flinch_ms
