@@ -89,10 +89,64 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     if turn_ms and turn_ms < most:
         most = turn_ms
     interest = _interest(live)
+    irish = live._irish
     n = game.n
     close_race, race_deadline = live._close_race, live._race_deadline
     inf, bot_kind, race_kind, turn_kind, limit_kind = INF, _BOT, _RACE, _TURN, _LIMIT
     flinch_ms, most_ms, real = BOT_FLINCH_LIMIT_MS, MAX_REACTION_MS, float
+    learn = any(getattr(b, "notice", None) is not None for b in live.seating.bots.values())
+    settle, reslap, rounds = live._do_settle, live._reslap, timing.max_rounds
+    pause = timing.result_pause_ms
+
+    def settled(at: float) -> None:
+        """What is due after a change that left no race open (LiveTable._after, _next_due)."""
+        turn = game.turn
+        if turn is None or waits or game.over:
+            after(at)
+            return
+        live._race_at = live._deadlock_at = inf
+        hold = live._hold_until
+        key = (turn, game.flips, live._settles, True, hold)
+        if key == live._turn_key:
+            due = live._turn_at  # the turn's timer runs already
+        else:  # (LiveTable._schedule_turn)
+            live._turn_key = key
+            delay = real(delays[turn]())
+            if not delay >= 0.0:  # also nan
+                delay = 0.0
+            delay *= pace
+            due = live._turn_at = (at if at > hold else hold) + (delay if delay < most else most)
+        due_kind = turn_kind
+        if bot_slaps:
+            first = bot_slaps[0][0]
+            if not due < first:
+                due, due_kind = first, bot_kind
+        limit_at = live._limit_at
+        if limit_at < due:
+            due, due_kind = limit_at, limit_kind
+        live._due = (due, due_kind)
+
+    def close(at: float) -> None:
+        """LiveTable._close_race and what is due next, for an open race of a game on."""
+        if waits or learn:
+            close_race(at)
+            after(at)
+            return
+        r = live._round
+        final = not reslap or r >= rounds or (r > 1 and live._round_slaps == 0)
+        t = int(at - origin)
+        gt = game.t
+        events = settle(final, t if t > gt else gt)
+        live._settles += 1
+        out.extend(events)
+        if game.race_open:  # an exact tie: a reslap round
+            live._settled(events, at)
+            after(at)
+            return
+        if pause:
+            live._hold_until = at + pause
+        settled(at)
+
     while not game.over and game.flips != cap:
         at, kind = live._due
         if at > until or at == inf:
@@ -109,6 +163,9 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                 reaction = most_ms
             call = call or seat in called
             if not game.race_open:
+                if game.top is None:  # nothing to slap: the engine ignores it, nothing changes
+                    settled(at)
+                    continue
                 apply_slap(seat, reaction, call, at)  # a slap on a card that is no race
                 after(at)
                 continue
@@ -129,46 +186,30 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                     live._race_at = race_deadline()
                 among = game.reslap_among  # each seat that may slap, once a round
                 if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
-                    close_race(at)
-            # what is due next (LiveTable._after and _next_due, for the two
-            # positions a bot's slap mostly leaves: a race still open, the next turn)
+                    close(at)
+                    continue
+            # what is due next (LiveTable._after and _next_due) in the race still open
             if waits or game.over:
                 after(at)
                 continue
-            if game.race_open:
-                live._turn_at = live._deadlock_at = inf
-                live._turn_key = None
-                due = live._race_at
-                if due == inf:
-                    due = live._race_at = race_deadline()
-                due_kind = race_kind
-                if bot_slaps:
-                    first = bot_slaps[0][0]
-                    if not due < first:
-                        due, due_kind = first, bot_kind
-            else:
-                turn = game.turn
-                if turn is None or bot_slaps:
-                    after(at)
-                    continue
-                live._race_at = live._deadlock_at = inf
-                hold = live._hold_until
-                key = (turn, game.flips, live._settles, True, hold)
-                if key == live._turn_key:
-                    due = live._turn_at  # the turn's timer runs already
-                else:  # (LiveTable._schedule_turn)
-                    live._turn_key = key
-                    delay = real(delays[turn]())
-                    if not delay >= 0.0:  # also nan
-                        delay = 0.0
-                    delay *= pace
-                    due = (at if at > hold else hold) + (delay if delay < most else most)
-                    live._turn_at = due
-                due_kind = turn_kind
+            live._turn_at = live._deadlock_at = inf
+            live._turn_key = None
+            due = live._race_at
+            if due == inf:
+                due = live._race_at = race_deadline()
+            due_kind = race_kind
+            if bot_slaps:
+                first = bot_slaps[0][0]
+                if not due < first:
+                    due, due_kind = first, bot_kind
             limit_at = live._limit_at
             if limit_at < due:
                 due, due_kind = limit_at, limit_kind
             live._due = (due, due_kind)
+            continue
+        if kind == race_kind and game.race_open:
+            live._race_at = inf  # the race closes (LiveTable._fire)
+            close(at)
             continue
         on_turn = game.turn
         if kind != turn_kind or on_turn is None or game.race_open:
@@ -180,6 +221,13 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
         cue = live._cue
         hold = live._hold_until
         limit_at = live._limit_at
+        stop = until if until < limit_at else limit_at  # a later turn waits for the outer loop
+        if bot_slaps:  # (the flip below does not look at these)
+            bot_slaps.clear()
+        if waits:
+            waits.clear()
+        if called:
+            called.clear()
         while True:
             t = int(at - origin)
             gt = game.t
@@ -193,15 +241,12 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                 live._turn_key = None
                 flipped(at)
                 break
-            if bot_slaps:
-                bot_slaps.clear()
-            if waits:
-                waits.clear()
-            if called:
-                called.clear()
             top = centre[-1]
-            called_rank = game.top_call
-            key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
+            if irish:
+                called_rank = game.top_call
+                key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
+            else:
+                key = (top >> 2) * 14  # (no call in Slapjack)
             want = interest[key]
             if want is None:
                 want = interest[key] = wanted(game)
@@ -210,17 +255,18 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             assert turn is not None
             # (race_at and deadlock_at are inf already: a turn was due)
             # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
-            delay = real(delays[turn]())
+            delay = delays[turn]() + 0.0  # (a float)
             if not delay >= 0.0:  # also nan
                 delay = 0.0
             if pace != 1.0:
                 delay *= pace
             due = (at if at > hold else hold) + (delay if delay < most else most)
-            if want or limit_at < due or due > until or game.flips == cap:
+            if want or due > stop or game.flips == cap:
                 break
             at, on_turn = due, turn  # the common case: a card nobody could slap
         if turn is None and not racing:
             continue
+        called_rank = game.top_call
         live._cue = cue
         live._cue_shown = at
         if racing:
