@@ -91,62 +91,10 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     interest = _interest(live)
     irish = live._irish
     n = game.n
-    close_race, race_deadline = live._close_race, live._race_deadline
+    race_deadline = live._race_deadline
     inf, bot_kind, race_kind, turn_kind, limit_kind = INF, _BOT, _RACE, _TURN, _LIMIT
     flinch_ms, most_ms, real = BOT_FLINCH_LIMIT_MS, MAX_REACTION_MS, float
     learn = any(getattr(b, "notice", None) is not None for b in live.seating.bots.values())
-    settle, reslap, rounds = live._do_settle, live._reslap, timing.max_rounds
-    pause = timing.result_pause_ms
-
-    def settled(at: float) -> None:
-        """What is due after a change that left no race open (LiveTable._after, _next_due)."""
-        turn = game.turn
-        if turn is None or waits or game.over:
-            after(at)
-            return
-        live._race_at = live._deadlock_at = inf
-        hold = live._hold_until
-        key = (turn, game.flips, live._settles, True, hold)
-        if key == live._turn_key:
-            due = live._turn_at  # the turn's timer runs already
-        else:  # (LiveTable._schedule_turn)
-            live._turn_key = key
-            delay = real(delays[turn]())
-            if not delay >= 0.0:  # also nan
-                delay = 0.0
-            delay *= pace
-            due = live._turn_at = (at if at > hold else hold) + (delay if delay < most else most)
-        due_kind = turn_kind
-        if bot_slaps:
-            first = bot_slaps[0][0]
-            if not due < first:
-                due, due_kind = first, bot_kind
-        limit_at = live._limit_at
-        if limit_at < due:
-            due, due_kind = limit_at, limit_kind
-        live._due = (due, due_kind)
-
-    def close(at: float) -> None:
-        """LiveTable._close_race and what is due next, for an open race of a game on."""
-        if waits or learn:
-            close_race(at)
-            after(at)
-            return
-        r = live._round
-        final = not reslap or r >= rounds or (r > 1 and live._round_slaps == 0)
-        t = int(at - origin)
-        gt = game.t
-        events = settle(final, t if t > gt else gt)
-        live._settles += 1
-        out.extend(events)
-        if game.race_open:  # an exact tie: a reslap round
-            live._settled(events, at)
-            after(at)
-            return
-        if pause:
-            live._hold_until = at + pause
-        settled(at)
-
     while not game.over and game.flips != cap:
         at, kind = live._due
         if at > until or at == inf:
@@ -164,7 +112,7 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             call = call or seat in called
             if not game.race_open:
                 if game.top is None:  # nothing to slap: the engine ignores it, nothing changes
-                    settled(at)
+                    _settled(live, delays, at)
                     continue
                 apply_slap(seat, reaction, call, at)  # a slap on a card that is no race
                 after(at)
@@ -186,7 +134,7 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                     live._race_at = race_deadline()
                 among = game.reslap_among  # each seat that may slap, once a round
                 if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
-                    close(at)
+                    _close(live, delays, learn, at)
                     continue
             # what is due next (LiveTable._after and _next_due) in the race still open
             if waits or game.over:
@@ -209,7 +157,7 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             continue
         if kind == race_kind and game.race_open:
             live._race_at = inf  # the race closes (LiveTable._fire)
-            close(at)
+            _close(live, delays, learn, at)
             continue
         on_turn = game.turn
         if kind != turn_kind or on_turn is None or game.race_open:
@@ -310,3 +258,63 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
         if limit_at < due:
             due, due_kind = limit_at, limit_kind
         live._due = (due, due_kind)
+
+
+def _settled(live: LiveTable, delays: list[Callable[[], float]], at: float) -> None:
+    """What is due after a change that left no race open (LiveTable._after, _next_due)."""
+    game, waits, bot_slaps = live.game, live._waits, live._bot_slaps
+    turn = game.turn
+    if turn is None or waits or game.over:
+        live._after(at)
+        return
+    live._race_at = live._deadlock_at = INF
+    hold = live._hold_until
+    key = (turn, game.flips, live._settles, True, hold)
+    if key == live._turn_key:
+        due = live._turn_at  # the turn's timer runs already
+    else:  # (LiveTable._schedule_turn)
+        live._turn_key = key
+        timing = live.timing
+        most = timing.max_bot_flip_ms
+        turn_ms = timing.turn_ms
+        if turn_ms and turn_ms < most:
+            most = turn_ms
+        delay = float(delays[turn]())
+        if not delay >= 0.0:  # also nan
+            delay = 0.0
+        delay *= timing.bot_pace
+        due = live._turn_at = (at if at > hold else hold) + (delay if delay < most else most)
+    due_kind = _TURN
+    if bot_slaps:
+        first = bot_slaps[0][0]
+        if not due < first:
+            due, due_kind = first, _BOT
+    limit_at = live._limit_at
+    if limit_at < due:
+        due, due_kind = limit_at, _LIMIT
+    live._due = (due, due_kind)
+
+
+def _close(live: LiveTable, delays: list[Callable[[], float]], learn: bool, at: float) -> None:
+    """LiveTable._close_race and what is due next, for an open race of a game on
+    (``learn``: a bot learns from the table)."""
+    if live._waits or learn:
+        live._close_race(at)
+        live._after(at)
+        return
+    game = live.game
+    r = live._round
+    final = not live._reslap or r >= live.timing.max_rounds or (r > 1 and live._round_slaps == 0)
+    t = int(at - live._origin)
+    gt = game.t
+    events = live._do_settle(final, t if t > gt else gt)
+    live._settles += 1
+    live._out += events
+    if game.race_open:  # an exact tie: a reslap round
+        live._settled(events, at)
+        live._after(at)
+        return
+    pause = live.timing.result_pause_ms
+    if pause:
+        live._hold_until = at + pause
+    _settled(live, delays, at)
