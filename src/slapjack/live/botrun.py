@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Final
 
 from slapjack.core import Rules
 from slapjack.core.game import MAX_REACTION_MS
+from slapjack.core.timing import FALSE_START_OFFSET_MS
 
+from .referee import LocalReferee
 from .timing import BOT_FLINCH_LIMIT_MS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,7 +75,13 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     centre, is_out = game.centre, game.is_out
     fire, flipped, after = live._fire, live._flipped, live._after
     do_flip, do_slap, apply_slap = live._do_flip, live._do_slap, live._apply_slap
-    bound = live.referee.bound_reaction
+    referee = live.referee
+    bound = referee.bound_reaction
+    local = type(referee) is LocalReferee
+    floor = window = 0.0
+    if local and isinstance(referee, LocalReferee):
+        floor, window = referee._floor, referee._window
+    false_start = FALSE_START_OFFSET_MS
     wanted = live.seating.wanted
     # each bot's decision on a new card, in the order Seating.reactions asks them
     fast = live.seating.fast
@@ -105,8 +113,11 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             if is_out[seat]:
                 after(at)
                 continue
-            reaction = real(bound(seat, game.flips, claimed, 0.0, claimed, at))
-            reaction = reaction if reaction > 0.0 else 0.0  # min(max(0.0, r), most), also nan
+            if local:  # LocalReferee.bound_reaction (a bot's reaction is >= 0)
+                reaction = claimed + false_start if claimed < floor else claimed
+            else:
+                reaction = real(bound(seat, game.flips, claimed, 0.0, claimed, at))
+                reaction = reaction if reaction > 0.0 else 0.0  # min(max(0.0, r), most), also nan
             if most_ms < reaction:
                 reaction = most_ms
             call = call or seat in called
@@ -131,7 +142,13 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                 slaps_in = live._round_slaps = live._round_slaps + 1
                 if live._first_slap is None:
                     live._first_slap = at
-                    live._race_at = race_deadline()
+                    if local:  # (LiveTable._race_deadline)
+                        due = live._race_opened + race_ms
+                        if not irish and at + window < due:
+                            due = at + window
+                        live._race_at = due
+                    else:
+                        live._race_at = race_deadline()
                 among = game.reslap_among  # each seat that may slap, once a round
                 if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
                     _close(live, delays, learn, at)
