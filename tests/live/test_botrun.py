@@ -6,6 +6,7 @@ give the same record, the same events and the same final state."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pytest
 
@@ -27,13 +28,35 @@ TIMINGS = (
 )
 
 
+class _Referee(LocalReferee):
+    """A referee the loop knows only by its protocol (not a LocalReferee's own class)."""
+
+    def bound_reaction(
+        self,
+        seat: int,
+        flip_id: int,
+        claimed_ms: float,
+        shown_at: float | None,
+        input_at: float | None,
+        now_ms: float,
+    ) -> float:
+        return super().bound_reaction(seat, flip_id, claimed_ms, shown_at, input_at, now_ms) + seat
+
+    def window_ms(self, seats: Sequence[int]) -> float:
+        return 120.0 + 40.0 * len(seats)
+
+
 def _table(
-    rules: Rules, levels: tuple[str, ...], seed: int, timing: LiveTiming
+    rules: Rules,
+    levels: tuple[str, ...],
+    seed: int,
+    timing: LiveTiming,
+    referee: type[LocalReferee] = LocalReferee,
 ) -> tuple[Table, LiveTable]:
     names = [f"S{s}" for s in range(len(levels))]
     table = Table.new(rules, names, deck=shuffled_deck(seed))
     bots = {s: make_bot(lv, game_seed(seed, s)) for s, lv in enumerate(levels)}
-    live = LiveTable(table, bots=bots, timing=timing, referee=LocalReferee(300.0))
+    live = LiveTable(table, bots=bots, timing=timing, referee=referee(300.0))
     live.start(0.0)
     return table, live
 
@@ -72,6 +95,26 @@ def test_the_loop_plays_the_games_the_general_path_plays(preset: str, timing: Li
             assert _state(fast_table, fast) == _state(slow_table, slow)
             games += 1
     assert games == 12
+
+
+@pytest.mark.parametrize("preset", ["classic", "irish-snap", "say-it"])
+def test_the_loop_plays_learning_bots_and_other_referees_as_the_general_path(preset: str) -> None:
+    rules = Rules.from_options({"preset": preset})
+    for levels, referee in (
+        (("matched", "pro", "casual"), LocalReferee),  # a bot that learns from the table
+        (("pro", "casual", "casual", "beginner"), _Referee),
+        (("perfect", "perfect", "beginner"), _Referee),
+    ):
+        for i in range(3):
+            seed = game_seed(11, i + 10 * len(levels))
+            fast_table, fast = _table(rules, levels, seed, LiveTiming(), referee)
+            fast.run(max_flips=3000)
+            slow_table, slow = _table(rules, levels, seed, LiveTiming(), referee)
+            while not slow.game.over and slow.game.flips != 3000:
+                slow.wake(slow.next_deadline)
+            assert fast.take() == slow.take()
+            assert _state(fast_table, fast) == _state(slow_table, slow)
+            assert fast.game.over or fast.game.flips == 3000
 
 
 def test_the_loop_stops_where_run_is_told_to_and_goes_on_from_there() -> None:

@@ -4,12 +4,13 @@
 every seat is a :class:`~slapjack.bots.FastBot`, shown each cue the moment it
 is turned and flipping on its bots' delays, to :func:`run_bots`. The loop does
 the common steps itself: a bot flips (a card nobody could slap costs one
-look-up in an interest table), a race opens and the bots' reactions are asked
-from the card alone, a bot's slap is applied, and what is due next (the open
-race, the next turn) is set. It makes the same state changes, the same random
+look-up in an interest table, and a run of such cards stays in one step), a
+race opens and the bots' reactions are asked from the card alone, a bot's slap
+is applied, a race of bots that do not learn closes, and what is due next (the
+open race, the next turn) is set. It makes the same state changes, the same random
 draws in the same order and the same events as the general path
-(``LiveTable._fire``), which it calls for everything else (a race closing, a
-reslap round, a say-it wait, a deadlock, the time limit).
+(``LiveTable._fire``), which it calls for everything else (a reslap round, a
+say-it wait, a learning bot's race, a deadlock, the time limit).
 ``tests/live/test_botrun.py`` plays games both ways and compares them.
 """
 
@@ -21,7 +22,9 @@ from typing import TYPE_CHECKING, Final
 
 from slapjack.core import Rules
 from slapjack.core.game import MAX_REACTION_MS
+from slapjack.core.timing import FALSE_START_OFFSET_MS
 
+from .referee import LocalReferee
 from .timing import BOT_FLINCH_LIMIT_MS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,7 +76,13 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     centre, is_out = game.centre, game.is_out
     fire, flipped, after = live._fire, live._flipped, live._after
     do_flip, do_slap, apply_slap = live._do_flip, live._do_slap, live._apply_slap
-    bound = live.referee.bound_reaction
+    referee = live.referee
+    bound = referee.bound_reaction
+    local = type(referee) is LocalReferee
+    floor = window = 0.0
+    if local and isinstance(referee, LocalReferee):
+        floor, window = referee._floor, referee._window
+    false_start = FALSE_START_OFFSET_MS
     wanted = live.seating.wanted
     # each bot's decision on a new card, in the order Seating.reactions asks them
     fast = live.seating.fast
@@ -89,10 +98,12 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     if turn_ms and turn_ms < most:
         most = turn_ms
     interest = _interest(live)
+    irish = live._irish
     n = game.n
-    close_race, race_deadline = live._close_race, live._race_deadline
+    race_deadline = live._race_deadline
     inf, bot_kind, race_kind, turn_kind, limit_kind = INF, _BOT, _RACE, _TURN, _LIMIT
     flinch_ms, most_ms, real = BOT_FLINCH_LIMIT_MS, MAX_REACTION_MS, float
+    learn = any(getattr(b, "notice", None) is not None for b in live.seating.bots.values())
     while not game.over and game.flips != cap:
         at, kind = live._due
         if at > until or at == inf:
@@ -103,12 +114,18 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             if is_out[seat]:
                 after(at)
                 continue
-            reaction = real(bound(seat, game.flips, claimed, 0.0, claimed, at))
-            reaction = reaction if reaction > 0.0 else 0.0  # min(max(0.0, r), most), also nan
+            if local:  # LocalReferee.bound_reaction (a bot's reaction is >= 0)
+                reaction = claimed + false_start if claimed < floor else claimed
+            else:
+                reaction = real(bound(seat, game.flips, claimed, 0.0, claimed, at))
+                reaction = reaction if reaction > 0.0 else 0.0  # min(max(0.0, r), most), also nan
             if most_ms < reaction:
                 reaction = most_ms
             call = call or seat in called
             if not game.race_open:
+                if game.top is None:  # nothing to slap: the engine ignores it, nothing changes
+                    _settled(live, delays, at)
+                    continue
                 apply_slap(seat, reaction, call, at)  # a slap on a card that is no race
                 after(at)
                 continue
@@ -126,79 +143,98 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                 slaps_in = live._round_slaps = live._round_slaps + 1
                 if live._first_slap is None:
                     live._first_slap = at
-                    live._race_at = race_deadline()
+                    if local:  # (LiveTable._race_deadline)
+                        due = live._race_opened + race_ms
+                        if not irish and at + window < due:
+                            due = at + window
+                        live._race_at = due
+                    else:
+                        live._race_at = race_deadline()
                 among = game.reslap_among  # each seat that may slap, once a round
                 if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
-                    close_race(at)
-            # what is due next (LiveTable._after and _next_due, for the two
-            # positions a bot's slap mostly leaves: a race still open, the next turn)
+                    _close(live, delays, learn, at)
+                    continue
+            # what is due next (LiveTable._after and _next_due) in the race still open
             if waits or game.over:
                 after(at)
                 continue
-            if game.race_open:
-                live._turn_at = live._deadlock_at = inf
-                live._turn_key = None
-                due = live._race_at
-                if due == inf:
-                    due = live._race_at = race_deadline()
-                due_kind = race_kind
-                if bot_slaps:
-                    first = bot_slaps[0][0]
-                    if not due < first:
-                        due, due_kind = first, bot_kind
-            else:
-                turn = game.turn
-                if turn is None or bot_slaps:
-                    after(at)
-                    continue
-                live._race_at = live._deadlock_at = inf
-                hold = live._hold_until
-                key = (turn, game.flips, live._settles, True, hold)
-                if key == live._turn_key:
-                    due = live._turn_at  # the turn's timer runs already
-                else:  # (LiveTable._schedule_turn)
-                    live._turn_key = key
-                    delay = real(delays[turn]())
-                    if not delay >= 0.0:  # also nan
-                        delay = 0.0
-                    delay *= pace
-                    due = (at if at > hold else hold) + (delay if delay < most else most)
-                    live._turn_at = due
-                due_kind = turn_kind
+            live._turn_at = live._deadlock_at = inf
+            live._turn_key = None
+            due = live._race_at
+            if due == inf:
+                due = live._race_at = race_deadline()
+            due_kind = race_kind
+            if bot_slaps:
+                first = bot_slaps[0][0]
+                if not due < first:
+                    due, due_kind = first, bot_kind
             limit_at = live._limit_at
             if limit_at < due:
                 due, due_kind = limit_at, limit_kind
             live._due = (due, due_kind)
             continue
+        if kind == race_kind and game.race_open:
+            live._race_at = inf  # the race closes (LiveTable._fire)
+            _close(live, delays, learn, at)
+            continue
         on_turn = game.turn
         if kind != turn_kind or on_turn is None or game.race_open:
             fire(kind, at)
             continue
-        # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped)
-        t = int(at - origin)
-        gt = game.t
-        out += do_flip(on_turn, t if t > gt else gt)
-        turn = game.turn
-        racing = game.race_open
-        if game.over or game.reslap_among is not None or (turn is None and not racing):
-            live._turn_at = inf
-            live._turn_key = None
-            flipped(at)
-            continue
-        live._cue += 1
-        if bot_slaps:
+        # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped);
+        # and so on, without leaving this loop, while the cards come that no bot
+        # could slap (what the outer loop would store for each is stored once, at the end)
+        cue = live._cue
+        hold = live._hold_until
+        limit_at = live._limit_at
+        stop = until if until < limit_at else limit_at  # a later turn waits for the outer loop
+        if bot_slaps:  # (the flip below does not look at these)
             bot_slaps.clear()
         if waits:
             waits.clear()
         if called:
             called.clear()
-        live._cue_shown = at
-        top = centre[-1]
+        while True:
+            t = int(at - origin)
+            gt = game.t
+            out += do_flip(on_turn, t if t > gt else gt)
+            turn = game.turn
+            racing = game.race_open
+            cue += 1
+            if turn is None and (game.over or not racing):  # (a flip leaves no reslap open)
+                live._cue = cue - 1
+                live._turn_at = inf
+                live._turn_key = None
+                flipped(at)
+                break
+            top = centre[-1]
+            if irish:
+                called_rank = game.top_call
+                key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
+            else:
+                key = (top >> 2) * 14  # (no call in Slapjack)
+            want = interest[key]
+            if want is None:
+                want = interest[key] = wanted(game)
+            if racing:
+                break
+            assert turn is not None
+            # (race_at and deadlock_at are inf already: a turn was due)
+            # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
+            delay = delays[turn]() + 0.0  # (a float)
+            if not delay >= 0.0:  # also nan
+                delay = 0.0
+            if pace != 1.0:
+                delay *= pace
+            due = (at if at > hold else hold) + (delay if delay < most else most)
+            if want or due > stop or game.flips == cap:
+                break
+            at, on_turn = due, turn  # the common case: a card nobody could slap
+        if turn is None and not racing:
+            continue
         called_rank = game.top_call
-        key = (top >> 2) * 14 + (0 if called_rank is None else called_rank + 1)
-        want = interest[key]
-        if want is None:
-            want = interest[key] = wanted(game)
+        live._cue = cue
+        live._cue_shown = at
         if racing:
             # a race opens (LiveTable._show and _after): its clock runs from now
             live._round, live._round_slaps, live._first_slap = 1, 0, None
@@ -208,18 +244,9 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             live._race_at = race_at = at + race_ms
             limit = race_ms
         else:
-            assert turn is not None
-            # (race_at and deadlock_at are inf already: a turn was due)
-            # the next turn's flip delay first (LiveTable._schedule_turn, fresh)
-            hold = live._hold_until
             live._turn_key = (turn, game.flips, live._settles, True, hold)
-            delay = real(delays[turn]())
-            if not delay >= 0.0:  # also nan
-                delay = 0.0
-            delay *= pace
-            live._turn_at = due = (at if at > hold else hold) + (delay if delay < most else most)
-            if not want:  # the common case: a card nobody could slap
-                limit_at = live._limit_at
+            live._turn_at = due
+            if not want:
                 live._due = (due, turn_kind) if not limit_at < due else (limit_at, limit_kind)
                 continue
             limit = flinch_ms
@@ -249,3 +276,63 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
         if limit_at < due:
             due, due_kind = limit_at, limit_kind
         live._due = (due, due_kind)
+
+
+def _settled(live: LiveTable, delays: list[Callable[[], float]], at: float) -> None:
+    """What is due after a change that left no race open (LiveTable._after, _next_due)."""
+    game, waits, bot_slaps = live.game, live._waits, live._bot_slaps
+    turn = game.turn
+    if turn is None or waits or game.over:
+        live._after(at)
+        return
+    live._race_at = live._deadlock_at = INF
+    hold = live._hold_until
+    key = (turn, game.flips, live._settles, True, hold)
+    if key == live._turn_key:
+        due = live._turn_at  # the turn's timer runs already
+    else:  # (LiveTable._schedule_turn)
+        live._turn_key = key
+        timing = live.timing
+        most = timing.max_bot_flip_ms
+        turn_ms = timing.turn_ms
+        if turn_ms and turn_ms < most:
+            most = turn_ms
+        delay = float(delays[turn]())
+        if not delay >= 0.0:  # also nan
+            delay = 0.0
+        delay *= timing.bot_pace
+        due = live._turn_at = (at if at > hold else hold) + (delay if delay < most else most)
+    due_kind = _TURN
+    if bot_slaps:
+        first = bot_slaps[0][0]
+        if not due < first:
+            due, due_kind = first, _BOT
+    limit_at = live._limit_at
+    if limit_at < due:
+        due, due_kind = limit_at, _LIMIT
+    live._due = (due, due_kind)
+
+
+def _close(live: LiveTable, delays: list[Callable[[], float]], learn: bool, at: float) -> None:
+    """LiveTable._close_race and what is due next, for an open race of a game on
+    (``learn``: a bot learns from the table)."""
+    if live._waits or learn:
+        live._close_race(at)
+        live._after(at)
+        return
+    game = live.game
+    r = live._round
+    final = not live._reslap or r >= live.timing.max_rounds or (r > 1 and live._round_slaps == 0)
+    t = int(at - live._origin)
+    gt = game.t
+    events = live._do_settle(final, t if t > gt else gt)
+    live._settles += 1
+    live._out += events
+    if game.race_open:  # an exact tie: a reslap round
+        live._settled(events, at)
+        live._after(at)
+        return
+    pause = live.timing.result_pause_ms
+    if pause:
+        live._hold_until = at + pause
+    _settled(live, delays, at)

@@ -27,15 +27,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
 from slapjack.bots.base import Bot
-from slapjack.core import (
-    Event,
-    Game,
-    IllegalAction,
-    Rules,
-    SlapjackError,
-    Table,
-    Tie,
-)
+from slapjack.core import Event, Game, IllegalAction, Rules, SlapjackError, Table, Tie
 from slapjack.core.events import RaceTied
 from slapjack.core.game import MAX_REACTION_MS
 
@@ -489,7 +481,11 @@ class LiveTable:
         racing = self.seating.racing_people(game)
         events = self._settle(final, at)
         self.seating.notice(events, game, racing)
-        if game.race_open and any(isinstance(e, RaceTied) for e in events):
+        self._settled(events, at)
+
+    def _settled(self, events: list[Event], at: float) -> None:
+        """After a race's settle: a reslap round for an exact tie, else the result."""
+        if self.game.race_open and any(isinstance(e, RaceTied) for e in events):
             # an exact tie: a fresh cue for the tied players
             self._round += 1
             self._round_slaps = 0
