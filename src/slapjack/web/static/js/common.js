@@ -216,6 +216,9 @@ export async function startPage(active) {
 }
 
 /** Show a message in a page's error box (``el``), or clear it with null. */
+const DETAILED = new Set(["bad_request", "bad_name"]);
+/** Codes whose server message says which field or character is wrong: shown after our words. */
+
 export function showError(el, err) {
   if (!el) return;
   if (!err) {
@@ -228,7 +231,7 @@ export function showError(el, err) {
   if (key && t(key) !== key) {
     // Our words first; the server's precise reason after them (it names the field).
     const detail = err.message && err.message !== err.code ? ` (${err.message})` : "";
-    el.textContent = err.code === "bad_request" ? t(key) + detail : t(key);
+    el.textContent = DETAILED.has(err.code) ? t(key) + detail : t(key);
   } else {
     el.textContent = err.message || String(err);
   }
