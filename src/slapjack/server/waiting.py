@@ -45,6 +45,7 @@ class Waiting(_Base):
             return
         seat = self.seats[s]
         self._ops.append(self.writes.seat(s, seat) if seat.taken else self.writes.clear_seat(s))
+        self.store_seen()  # a player who left is no longer one who connected
 
     def store_seen(self) -> None:
         """A seat's player connected: stored if it is the seat's first time
