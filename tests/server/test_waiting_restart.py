@@ -135,7 +135,9 @@ async def waiting_room_survives(tmp_path: Path, database_url: str | None) -> Non
         assert clients[0].updates[-1]["room"]["names"] == ["Anna", "Ben", "Anna 2"]
         for flip in range(6):  # and plays: each seat flips in turn
             await clients[0].wait(
-                lambda c: c.view is not None and not c.view["race_open"] and c.view["turn"] is not None
+                lambda c: (
+                    c.view is not None and not c.view["race_open"] and c.view["turn"] is not None
+                )
             )
             turn = clients[0].view["turn"] if clients[0].view else None
             assert turn is not None
