@@ -143,7 +143,7 @@ async def take_seat(
     except RoomError as exc:
         return error(409, exc.code, exc.message)
     except StaleOwner as exc:  # another node took the room over meanwhile
-        return error(503, "store_unavailable", exc.message)
+        return error(503, "room_moving", exc.message, RETRY)
     ctx.lobby.publish(room)
     return Joined(
         code=room.code,
@@ -205,8 +205,8 @@ async def post_room(ctx: Ctx, request: Request, settings: CreateRoom) -> RoomCre
         return room
     try:
         await room.call(lambda: None)  # answered once the room is stored (write-ahead)
-    except StaleOwner as exc:
-        return error(503, "store_unavailable", exc.message)
+    except StaleOwner as exc:  # another node claimed the code's room meanwhile
+        return error(503, "room_moving", exc.message, RETRY)
     return RoomCreated(
         code=room.code, url=f"/r/{room.code}", ws=ws_url(ctx.node_url(request), room.code)
     )
