@@ -93,4 +93,4 @@ async def practice(ctx: Ctx, request: Request, body: Practice) -> Joined | JSONR
     room = create_room(ctx, settings, setup, practice_timing(ctx.lobby.timing))
     if isinstance(room, JSONResponse):
         return room
-    return await take_seat(room, body.name)
+    return await take_seat(ctx, request, room, body.name)
