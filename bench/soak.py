@@ -793,9 +793,9 @@ class Soak:
     # ----------------------------------------------------------- rooms
 
     def lost_before_start(self, run: RoomRun) -> bool:
-        """A room still waiting for its game is not stored (only a game is): a
-        restart before the start loses it and its seats. True (and counted) when
-        that is what happened to ``run``."""
+        """A room still waiting for its game is stored (docs/protocol.md,
+        Persistence): a restart before the start must not lose it or its seats.
+        True (and counted: the soak's tests want none) when it did to ``run``."""
         if run.started or self.server.generation == run.generation:
             return False
         if not run.lost:

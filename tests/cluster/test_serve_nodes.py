@@ -396,3 +396,45 @@ async def test_sigterm_drains_the_node_and_the_game_goes_on_elsewhere(
         assert "drains" in log and f"room {code} handed to node" in log, log[-2000:]
         record = await stored_record(http, b, code)
         assert untimed(record) == reference(record)
+
+
+async def test_kill_9_of_the_owner_of_a_waiting_room_keeps_the_room_and_its_seat(
+    nodes: list[NodeProc],
+) -> None:
+    """A room that still waits for its players is stored as its owner's from
+    the start: killed before its game, another node takes it over with the
+    seat already taken; its token plays there, a second player joins."""
+    a, b, c = nodes
+    async with httpx.AsyncClient(timeout=10) as http:
+        code = await room_on(a, http, seed=4)
+        anna = await seat_through(b, http, code, "Anna")
+        a.signal(signal.SIGKILL)
+        taken = None
+        for _ in range(200):
+            status = (await http.get(f"{b.url}/api/cluster")).json()
+            if status["takeovers"]:
+                taken = status["takeovers"][0]
+                break
+            await asyncio.sleep(0.05)
+        assert taken is not None and taken["code"] == code and taken["previous_owner"] == "a"
+        for _ in range(100):  # the new owner runs it (the others forward to it)
+            r = await http.get(f"{c.url}/api/rooms/{code}")
+            if r.status_code == 200:
+                break
+            await asyncio.sleep(0.05)
+        assert r.status_code == 200, r.text
+        info = r.json()
+        assert info["status"] == "waiting" and info["free_seats"] == 1
+        assert [s["name"] for s in info["seats"]] == ["Anna", None]
+        ben = await seat_through(c, http, code, "Ben")
+        assert ben["seat"] == 1 and ben["ws"] != f"ws://127.0.0.1:{a.port}/ws/{code}"
+        players = [
+            Player(0, anna["token"], Target(b.url, code)),
+            Player(1, ben["token"], Target(c.url, code)),
+        ]
+        with players_running(players):
+            await until_over(players)
+        assert all(p.welcomes[-1] != a.url for p in players)
+        record = await stored_record(http, b, code)
+        assert record.players == ("Anna", "Ben")
+        assert untimed(record) == reference(record)

@@ -55,6 +55,7 @@ class Actor:
         """Inputs queued so far (a batch stays open while this has not moved)."""
         self._batch: list[tuple[Callable[..., Any], tuple[Any, ...]]] | None = None
         self._batch_at = -1
+        self._fenced: StaleOwner | None = None
 
     def now(self) -> float:
         """The actor's clock, in milliseconds."""
@@ -99,26 +100,32 @@ class Actor:
             fn, fut, queued = await self._queue.get()
             metrics.inputs += 1
             metrics.queue_lag_ms.append((time.perf_counter() - queued) * 1000.0)
+            failed: Exception | None = None
+            result: Any = None
             try:
                 result = fn()
             except Exception as exc:
-                if fut is not None and not fut.done():
-                    fut.set_exception(exc)
+                failed = exc
                 if not isinstance(exc, SlapjackError):
                     log.exception("%s: input failed", self.name)
-            else:
-                if fut is not None and not fut.done():
-                    fut.set_result(result)
             if self._ops:
                 if self.write_ahead:
                     started = time.perf_counter()
+                    self._fenced = None
                     await self.write_ops()
+                    if failed is None and self._fenced is not None:
+                        failed = self._fenced  # not stored: the call is not answered as done
                     metrics.write_ms.append((time.perf_counter() - started) * 1000.0)
                 else:
                     self._behind.extend(self._ops)
                     self._ops = []
                     if self._writer is None or self._writer.done():
                         self._writer = asyncio.create_task(self._write_behind())
+            if fut is not None and not fut.done():  # a call's answer, after its writes
+                if failed is not None:
+                    fut.set_exception(failed)
+                else:
+                    fut.set_result(result)
             self.flush()
             if self.done():
                 return
@@ -167,6 +174,7 @@ class Actor:
                 log.warning("%s: fenced off (%s): giving the room up", self.name, exc.message)
                 METRICS.count("fenced_off")
                 self._frames = []
+                self._fenced = exc
                 self.fenced_off(exc)
                 return
             except Exception:

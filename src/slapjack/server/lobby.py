@@ -14,6 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import partial
 from typing import Final
 
@@ -40,6 +41,11 @@ def is_empty(room: Room) -> bool:
     spectators do not count): such a room expires, and makes way first when
     the server is full."""
     return room.status == "waiting" and not any(seat.human and seat.seen for seat in room.seats)
+
+
+def _age_s(state: RoomState) -> float:
+    """Seconds since a stored room was made."""
+    return max(0.0, (datetime.now(UTC) - state.created_at).total_seconds())
 
 
 def new_code() -> str:
@@ -117,6 +123,7 @@ class Lobby:
             on_owned=partial(node.own, code) if node is not None else None,
         )
         room.write_ahead = self.write_ahead
+        room.store_new()  # stored as it waits: a restart or a takeover keeps it
         self.rooms[code] = room
         self._empty_since[code] = time.monotonic()
         room.start()
@@ -235,6 +242,8 @@ class Lobby:
         for code in await self.store.live_rooms():
             try:
                 state = await self.store.load_room(code)
+                if await self._expired(state):
+                    continue
                 room = Room.restore(
                     state,
                     store=self.store,
@@ -247,9 +256,22 @@ class Lobby:
                 continue
             room.write_ahead = self.write_ahead
             self.rooms[room.code] = room
+            if is_empty(room):  # empty since it was made: its expiry counts from then
+                self._empty_since[room.code] = time.monotonic() - _age_s(state)
             room.start()
             count += 1
         return count
+
+    async def _expired(self, state: RoomState) -> bool:
+        """A stored waiting room nobody came to, older than ``empty_room_s``:
+        it would have expired had the server been running; closed in the store."""
+        snap = state.settings
+        if not snap.get("waiting") or snap.get("seen") or _age_s(state) < self.empty_room_s:
+            return False
+        log.info("room %s: nobody joined within %.0f s, not resumed", state.code, self.empty_room_s)
+        METRICS.count("rooms_expired")
+        await self.store.close_room(state.code)
+        return True
 
     async def shutdown(self) -> None:
         if self._sweeper is not None:

@@ -6,10 +6,9 @@ time limit, bots and the seats they cover) is a
 simulator run. The room adds what only a served game has: seats with tokens,
 sockets, the store and the referee's network timings. It is an
 :class:`~slapjack.server.actor.Actor`: every input runs in its task, its
-store writes go out before its frames (write-ahead).
-
-Its own timers: ``start`` (seats full, humans connected), ``idle`` (nobody
-connected) and ``wake`` (the live table's next deadline).
+store writes go out before its frames (write-ahead). Its own timers: ``start``
+(seats full, humans connected), ``idle`` (nobody connected) and ``wake`` (the
+live table's next deadline); its life before the first game is :mod:`.waiting`.
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ from .referee import ArrivalReferee, Referee, RefereeFactory, TrustingReferee
 from .roomstore import RoomWrites
 from .seats import Seats, SeatState, bot_name
 from .settings import RoomSetup, RoomSnapshot, RoomTiming, room_rules
+from .waiting import Waiting
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ Status = Literal["waiting", "playing", "over", "closed"]
 INF = float("inf")
 
 
-class Room(Handover, RefereeInputs, Actor):
+class Room(Waiting, Handover, RefereeInputs, Actor):
     """One live room. Create it, or :meth:`restore` it from the store, then
     ``start()`` its task."""
 
@@ -108,9 +108,8 @@ class Room(Handover, RefereeInputs, Actor):
         owner: str | None = None,
         epoch: int | None = None,
     ) -> Room:
-        """Rebuild a live room from the store after a restart (or, with
-        ``owner`` and ``epoch``, on the node that took it over), in the state
-        its players last saw (its record holds every decision, settles included)."""
+        """Rebuild a live room from the store after a restart (or, with ``owner``
+        and ``epoch``, on the node that took it over) as its players last saw it."""
         snap = RoomSnapshot.from_dict(state.settings)
         room = cls(
             state.code,
@@ -124,6 +123,8 @@ class Room(Handover, RefereeInputs, Actor):
             owner=owner,
             epoch=epoch,
         )
+        if snap.waiting:
+            return room.restore_waiting(state, snap)
         room.seats = Seats.restored(snap.create.seats, state.seats, snap.rematch)
         room.game_no, room.last_game_id = snap.game_no, snap.game_id
         record = state.record()
@@ -257,7 +258,7 @@ class Room(Handover, RefereeInputs, Actor):
             self._stored = True
             self._ops.append(self.writes.create(snap, header, self.seats))
         else:
-            self._ops.append(self.writes.reset(snap, header))
+            self._ops.append(self.writes.reset(snap, header, self.seats))
         live, now = self.game(), self.now()
         for s, seat in enumerate(self.seats):
             if seat.human and seat.conns == 0:
@@ -276,6 +277,8 @@ class Room(Handover, RefereeInputs, Actor):
             referee="trusting" if self.referee_factory is TrustingReferee else None,
             game_id=self.last_game_id,
             finished=finished,
+            waiting=self.status == "waiting",
+            seen=self.seats.seen_humans(),
         )
 
     def _finished_as(self, game_id: int) -> None:
@@ -307,6 +310,7 @@ class Room(Handover, RefereeInputs, Actor):
         if self.status != "waiting":
             raise RoomError("the game has started: no seat is free", code="room_full")
         joined = self.seats.join(name)
+        self.store_seat(joined[0])
         self._broadcast([])
         self._maybe_start()
         return joined
@@ -320,6 +324,7 @@ class Room(Handover, RefereeInputs, Actor):
         name = None
         if seat_no is not None:
             name = self.seats.arrive(seat_no)
+            self.store_seen()
             if self.live is not None:
                 self.live.connected(seat_no, self.now())
         self._frames.append((conn, welcome_frame(self.info(), seat_no, name, answer)))
@@ -354,9 +359,9 @@ class Room(Handover, RefereeInputs, Actor):
         for conn in leaving:
             conn.seat = None
         playing = self.status != "waiting"
-        seat = self.seats.vacate(s, playing, self.timing.cover_level)
+        self.seats.vacate(s, playing, self.timing.cover_level)
+        self.store_seat(s)
         if playing:
-            self._ops.append(self.writes.seat(s, seat))
             self.game().leave(s, self.now())
         info = self.info()
         for conn in leaving:

@@ -53,7 +53,9 @@ class RoomWrites:
     def create(
         self, snap: RoomSnapshot, header: dict[str, Any], seats: Sequence[SeatState]
     ) -> StoreOp:
-        """The room's first game: the room, its header and every seat."""
+        """The room as it is made (``snap.waiting``: a placeholder header until
+        its first game starts, see :meth:`reset`): the room, its header and
+        every taken seat (its bots)."""
         settings, taken = snap.to_dict(), [(s.name or "", s.token_hash, s.bot) for s in seats]
 
         async def create() -> None:
@@ -63,17 +65,27 @@ class RoomWrites:
                 if self._on_owned is not None:
                     self._on_owned(epoch)
             for i, (name, token_hash, bot) in enumerate(taken):
-                await self.store.set_seat(
-                    self.code, i, name, token_hash, bot is not None, bot, epoch=self.epoch
-                )
+                if name:
+                    await self.store.set_seat(
+                        self.code, i, name, token_hash, bot is not None, bot, epoch=self.epoch
+                    )
 
         return create
 
-    def reset(self, snap: RoomSnapshot, header: dict[str, Any]) -> StoreOp:
-        """A rematch: the new game's header, then the settings."""
+    def reset(
+        self, snap: RoomSnapshot, header: dict[str, Any], seats: Sequence[SeatState] = ()
+    ) -> StoreOp:
+        """A game starts in a stored room (the first one, or a rematch): the
+        new game's header, ``seats`` (bots that filled the free seats), then
+        the settings."""
+        taken = [(i, s.name, s.token_hash, s.bot) for i, s in enumerate(seats) if s.name]
 
         async def reset() -> None:
             await self.store.reset_room(self.code, header, epoch=self.epoch)
+            for i, name, token_hash, bot in taken:
+                await self.store.set_seat(
+                    self.code, i, name, token_hash, bot is not None, bot, epoch=self.epoch
+                )
             await self.settings(snap)()
 
         return reset
@@ -121,6 +133,14 @@ class RoomWrites:
             )
 
         return write
+
+    def clear_seat(self, seat: int) -> StoreOp:
+        """A player left a seat of a waiting room: free again."""
+
+        async def clear() -> None:
+            await self.store.clear_seat(self.code, seat, epoch=self.epoch)
+
+        return clear
 
     def close(self, record: Record | None, finished: bool, stored: bool) -> StoreOp:
         """The room closes: an unfinished game is kept in the history as it stood."""

@@ -142,5 +142,9 @@ class Seats(list[SeatState]):
             state.token_hash, state.bot = None, cover_level
         return self[seat]
 
+    def seen_humans(self) -> tuple[int, ...]:
+        """The human seats whose players have connected at least once."""
+        return tuple(s for s, seat in enumerate(self) if seat.human and seat.seen)
+
     def rematch_asked(self) -> tuple[int, ...]:
         return tuple(s for s, seat in enumerate(self) if seat.rematch)

@@ -94,7 +94,8 @@ class RoomSnapshot:
     """The settings a room stores (``Store.update_settings``), typed.
 
     ``finished``: the current game is stored in the history (else a restart
-    finishes it); ``game_id``: the room's last finished game, also while its
+    finishes it); ``waiting``: no game has started yet (a restart rebuilds the
+    waiting room, its seats and ``seen``, not a game); ``game_id``: the room's last finished game, also while its
     rematch plays; ``deck``/``seed``/``referee``: what a room made through the
     test hooks keeps for every game (a room of ``slapjack serve`` has none).
     """
@@ -109,6 +110,10 @@ class RoomSnapshot:
     referee: str | None = None
     game_id: int | None = None
     finished: bool = False
+    waiting: bool = False
+    """The room waits for its first game (its stored header is a placeholder)."""
+    seen: tuple[int, ...] = ()
+    """While waiting: the seats whose players have connected at least once."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -128,6 +133,9 @@ class RoomSnapshot:
             out["game_id"] = self.game_id
         if self.finished:
             out["finished"] = True
+        if self.waiting:
+            out["waiting"] = True
+            out["seen"] = list(self.seen)
         return out
 
     @classmethod
@@ -144,4 +152,6 @@ class RoomSnapshot:
             referee=data.get("referee"),
             game_id=data.get("game_id"),
             finished=bool(data.get("finished")),
+            waiting=bool(data.get("waiting")),
+            seen=tuple(int(s) for s in data.get("seen", ())),
         )

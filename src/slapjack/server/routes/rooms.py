@@ -28,6 +28,7 @@ from slapjack.protocol import (
     RoomInfo,
     RoomPage,
 )
+from slapjack.store import StaleOwner
 
 from ..clustering import ws_url
 from ..invite import local_only
@@ -141,6 +142,8 @@ async def take_seat(
         seat, token, taken = await room.call(partial(room.join, name))
     except RoomError as exc:
         return error(409, exc.code, exc.message)
+    except StaleOwner as exc:  # another node took the room over meanwhile
+        return error(503, "room_moving", exc.message, RETRY)
     ctx.lobby.publish(room)
     return Joined(
         code=room.code,
@@ -200,6 +203,10 @@ async def post_room(ctx: Ctx, request: Request, settings: CreateRoom) -> RoomCre
     room = create_room(ctx, settings, code=placed)
     if isinstance(room, JSONResponse):
         return room
+    try:
+        await room.call(lambda: None)  # answered once the room is stored (write-ahead)
+    except StaleOwner as exc:  # another node claimed the code's room meanwhile
+        return error(503, "room_moving", exc.message, RETRY)
     return RoomCreated(
         code=room.code, url=f"/r/{room.code}", ws=ws_url(ctx.node_url(request), room.code)
     )
