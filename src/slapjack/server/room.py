@@ -166,8 +166,6 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         for conn in list(self.conns):
             conn.close(1001, "server shutting down")
 
-    # ---------------------------------------------------------------- the game
-
     def game(self) -> LiveTable:
         if self.live is None or self.status == "waiting":
             raise RoomError("the game has not started yet", code="not_started")
@@ -374,8 +372,6 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             self.cancel("idle")
         elif self.deadline("idle") is None:
             self.set_timer("idle", self.now() + self.timing.idle_close_ms, self.close)
-
-    # ---------------------------------------------------------------- frames
 
     def status_dict(self) -> dict[str, Any]:
         return frames.room_status(self)
