@@ -13,17 +13,13 @@ moment runs on SQLite; five of them also on PostgreSQL.
 
 from __future__ import annotations
 
-import asyncio
-import os
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 
 from .crashkit import CrashKit, crash_kit, stacked
-from .test_postgres import PG_URL, _exec
+from .test_postgres import fresh_schema
 
 THREE = ("Anna", "Ben", "Carla")
 
@@ -329,17 +325,7 @@ async def test_kill_9_at_this_moment(
 @pytest.fixture
 def pg_schema_url() -> Iterator[str]:
     """A fresh PostgreSQL schema for one test, dropped afterwards."""
-    schema = f"slapjack_crash_{uuid.uuid4().hex[:10]}"
-    try:
-        asyncio.run(_exec(f'CREATE SCHEMA "{schema}"'))
-    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL at {PG_URL} is required under CI=true: {exc}")
-        pytest.skip(f"PostgreSQL at {PG_URL} is not reachable: {exc}")
-    try:
-        yield f"{PG_URL}?search_path={schema}"
-    finally:
-        asyncio.run(_exec(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    yield from fresh_schema("slapjack_crash")
 
 
 ON_POSTGRES = [race_timeout, irish_missed, say_it_call_ends, rematch, reslap_round]

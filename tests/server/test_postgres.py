@@ -29,10 +29,10 @@ async def _exec(sql: str) -> None:
         await conn.close()
 
 
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    """A fresh schema for this module, dropped afterwards."""
-    schema = f"slapjack_server_{uuid.uuid4().hex[:10]}"
+def fresh_schema(prefix: str) -> Iterator[str]:
+    """A database URL on a fresh PostgreSQL schema, dropped afterwards (fixtures
+    yield from it); under CI=true an unreachable server fails the test."""
+    schema = f"{prefix}_{uuid.uuid4().hex[:10]}"
     try:
         asyncio.run(_exec(f'CREATE SCHEMA "{schema}"'))
     except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
@@ -43,6 +43,12 @@ def pg_url() -> Iterator[str]:
         yield f"{PG_URL}?search_path={schema}"
     finally:
         asyncio.run(_exec(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    """A fresh schema for this module, dropped afterwards."""
+    yield from fresh_schema("slapjack_server")
 
 
 @pytest.fixture(scope="module")

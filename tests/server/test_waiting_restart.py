@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from slapjack.store.base import token_matches
 
 from .conftest import FAST, Client, free_port
 from .crashkit import Serve, cards_in
+from .test_postgres import fresh_schema
 
 PG_URL = os.environ.get("SLAPJACK_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 SLOW = {"turn_ms": 60_000.0, "grace_ms": 60_000.0, "jack_timeout_ms": 300.0}
@@ -42,17 +42,7 @@ async def _exec(sql: str) -> None:
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A fresh PostgreSQL schema for one test, dropped afterwards."""
-    schema = f"slapjack_waiting_{uuid.uuid4().hex[:10]}"
-    try:
-        asyncio.run(_exec(f'CREATE SCHEMA "{schema}"'))
-    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL at {PG_URL} is required under CI=true: {exc}")
-        pytest.skip(f"PostgreSQL at {PG_URL} is not reachable: {exc}")
-    try:
-        yield f"{PG_URL}?search_path={schema}"
-    finally:
-        asyncio.run(_exec(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    yield from fresh_schema("slapjack_waiting")
 
 
 async def get_room(server: Serve, code: str) -> httpx.Response:
