@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import slapjack.server.pings as pings_module
-from slapjack.server.connection import CLOSE_NOT_READING, Conn
+from slapjack.server.connection import CLOSE_NOT_READING, Conn, Welcome
 from slapjack.server.pings import Pinger
 
 
@@ -28,8 +28,10 @@ class FakeRoom:
 
 
 def greeted() -> Conn:
+    """A socket whose ``welcome`` is queued (the pinger's frames may follow)."""
     conn = Conn()
     conn.greeted = True
+    conn.send(Welcome('{"type":"welcome"}'))
     return conn
 
 
@@ -67,7 +69,7 @@ async def test_quick_pings_then_one_a_period_each_stamped_and_told_to_its_room(
     assert len(pinger) == 0
 
 
-async def test_a_socket_is_pinged_once_greeted_and_not_after_it_is_discarded(quick: None) -> None:
+async def test_a_socket_is_pinged_once_welcomed_and_not_after_it_is_discarded(quick: None) -> None:
     pinger = Pinger(tick_s=0.01)
     room = FakeRoom()
     waiting, gone = Conn(), greeted()
@@ -77,9 +79,15 @@ async def test_a_socket_is_pinged_once_greeted_and_not_after_it_is_discarded(qui
     assert pings_of(waiting) == []
     pinger.discard(gone)
     before = len(pings_of(gone))
+    # said hello, but its welcome waits for the write-ahead step: no ping may go first
     waiting.greeted = True
     await asyncio.sleep(0.1)
-    assert pings_of(waiting), "a greeted socket is pinged"
+    assert pings_of(waiting) == []
+    waiting.send(Welcome('{"type":"welcome"}'))
+    await asyncio.sleep(0.1)
+    assert pings_of(waiting), "a welcomed socket is pinged"
+    first = json.loads(waiting._queue[0][0])  # type: ignore[index]
+    assert first["type"] == "welcome", "the welcome is the socket's first frame"
     assert len(pings_of(gone)) == before
     pinger.discard(waiting)
 

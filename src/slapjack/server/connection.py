@@ -190,6 +190,15 @@ class _Close:
     reason: str
 
 
+class Welcome(str):
+    """The text of a socket's first ``welcome``: once :meth:`Conn.send` has
+    queued it the socket is *welcomed*, and only then may the pinger's frames
+    follow (``hello`` is answered after the write-ahead step, so a socket can
+    be greeted a while before its welcome goes out)."""
+
+    __slots__ = ()
+
+
 class Conn:
     """A client socket as rooms see it: ``send`` queues a text frame, never blocks.
 
@@ -210,6 +219,7 @@ class Conn:
         self.ws = ws
         self.seat: int | None = None
         self.greeted = False
+        self.welcomed = False
         self.seq = 0
         self.closed = False
         self.close_code: int | None = None
@@ -231,6 +241,8 @@ class Conn:
             return
         self._queue.append((text, time.perf_counter()))
         self._ready.set()
+        if type(text) is Welcome:
+            self.welcomed = True
 
     def error(self, code: str, message: str, answer: int | str | None = None) -> None:
         """An ``error`` frame (``code``: an :class:`~slapjack.protocol.ErrorCode`);

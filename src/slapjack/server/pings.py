@@ -134,7 +134,7 @@ class Pinger:
                 self.discard(conn)
                 asyncio.get_running_loop().call_later(ABORT_AFTER_S, _abort_if_stuck, entry)
                 continue
-            if not conn.greeted:
+            if not conn.welcomed:
                 self._schedule(entry, PING_FIRST_S)
                 continue
             entry.ping_id += 1

@@ -26,7 +26,7 @@ from slapjack.store.base import RoomState, Store
 
 from . import frames, inputs
 from .actor import Actor
-from .connection import Conn
+from .connection import Conn, Welcome
 from .errors import RoomError
 from .handover import Handover, RefereeInputs
 from .referee import ArrivalReferee, Referee, RefereeFactory, TrustingReferee
@@ -325,7 +325,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             self.store_seen()
             if self.live is not None:
                 self.live.connected(seat_no, self.now())
-        self._frames.append((conn, welcome_frame(self.info(), seat_no, name, answer)))
+        self._frames.append((conn, Welcome(welcome_frame(self.info(), seat_no, name, answer))))
         self.after(force=True)
         self._maybe_start()
 
