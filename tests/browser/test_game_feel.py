@@ -170,6 +170,21 @@ def test_rematch_now_from_the_out_overlay(server: Server, pages: Pages) -> None:
     assert page.locator("#out").is_hidden()
 
 
+# The words of the given elements that the layout broke across two lines.
+WORDS_BROKEN = """(els) => els.flatMap((el) => {
+  const node = el.firstChild, out = [];
+  if (!node || node.nodeType !== Node.TEXT_NODE) return out;
+  for (const m of node.textContent.matchAll(/[^\\s-]+/g)) {  // a break after a hyphen is fine
+    const range = document.createRange();
+    range.setStart(node, m.index);
+    range.setEnd(node, m.index + m[0].length);
+    const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    if (lines.size > 1) out.push(m[0]);
+  }
+  return out;
+})"""
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["laptop", "phone"])
 def test_irish_snap_end_screen(
     server: Server, pages: Pages, shot: Any, size: tuple[int, int]
@@ -211,6 +226,9 @@ def test_irish_snap_end_screen(
     # The whole table fits its panel (nothing cut off on a phone).
     fits = page.locator("#end .end").evaluate("el => el.scrollWidth <= el.clientWidth + 1")
     assert fits
+    # A header breaks between its words, never inside one ("PLA|CE").
+    broken = page.locator("#ranking-head th").evaluate_all(WORDS_BROKEN)
+    assert broken == [], broken
     heads = page.locator("#ranking-head th").all_text_contents()
     assert heads == [
         "Place",
