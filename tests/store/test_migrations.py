@@ -138,3 +138,48 @@ async def test_many_processes_opening_a_new_sqlite_file_together(tmp_path: Any) 
         finally:
             for store in stores:
                 await store.close()
+
+
+async def test_a_version_3_database_gets_folded_names(opener: Any, backend: str) -> None:
+    """Names stored before version 4 are folded by the upgrade: found in any case."""
+    store = await opener()
+    table, _ = play(5, names=("Änne", "Ben"))
+    game_id = await store.finish_game(None, table.record.to_dict())
+    before = await store.player_stats("Änne")
+    assert before.games == 1 and before.median_reaction_ms is not None
+    # Back to the schema of a version-3 program, which wrote no name_key.
+    async with store._tx() as conn:
+        for index in ("game_players_by_key", "reactions_by_key"):
+            await conn.execute(f"DROP INDEX {index}")
+        for name in ("game_players", "reactions"):
+            await conn.execute(f"ALTER TABLE {name} DROP COLUMN name_key")
+        await conn.execute("DELETE FROM schema_version WHERE version = 4")
+    await store.close()
+    new = await opener()
+    assert await new.schema_version() == len(steps(backend))
+    for other in ("änne", "ÄNNE"):
+        stats = await new.player_stats(other)
+        assert (stats.games, stats.median_reaction_ms) == (1, before.median_reaction_ms)
+        assert [g.id for g in await new.list_games(10, 0, other)] == [game_id]
+    assert await new.count_games("ben") == 1
+
+
+async def test_a_player_is_looked_up_through_an_index(opener: Any, backend: str) -> None:
+    store = await opener()
+    table, _ = play(5, names=("Anna", "Ben"))
+    await store.finish_game(None, table.record.to_dict())
+    async with store._read() as conn:
+        for sql in (
+            "SELECT game_id FROM game_players WHERE name_key = ?",
+            "SELECT reaction_ms FROM reactions WHERE name_key = ? ORDER BY reaction_ms",
+        ):
+            if backend == "sqlite":
+                plan = " ".join(
+                    str(r[-1]) for r in await conn.fetch(f"EXPLAIN QUERY PLAN {sql}", "anna")
+                )
+                assert "USING COVERING INDEX" in plan or "USING INDEX" in plan, plan
+            else:
+                await conn.execute("SET enable_seqscan = off")  # a tiny table: ask if it could
+                plan = " ".join(str(r[0]) for r in await conn.fetch(f"EXPLAIN {sql}", "anna"))
+                await conn.execute("SET enable_seqscan = on")
+                assert "_by_key" in plan, plan

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 from .base import (
     GameSummary,
@@ -23,6 +23,7 @@ from .base import (
     now_ms,
 )
 from .errors import BadInput, StoreUnavailable, UnknownGame
+from .migrations import name_key
 from .summary import game_facts
 
 T = TypeVar("T")
@@ -38,17 +39,9 @@ def _epoch(epoch: Any) -> int | None:
 
 
 class HistorySql:
-    """The finished games' part of the SQL store (its rooms' part is ``SqlStore``)."""
-
-    #: A name column or argument folded for a case-insensitive lookup (``{}``:
-    #: the expression). PostgreSQL's ``lower`` folds every script in a UTF-8
-    #: database; SQLite's only ASCII, so its adapter registers ``slapjack_fold``
-    #: (Python's ``str.lower``, the same mapping) on its connection.
-    fold_sql: ClassVar[str] = "lower({})"
-
-    def _name_is(self, column: str) -> str:
-        """``column = ?`` whatever the case of either side."""
-        return f"{self.fold_sql.format(column)} = {self.fold_sql.format('?')}"
+    """The finished games' part of the SQL store (its rooms' part is ``SqlStore``).
+    A player is looked up by the folded ``name_key`` of their name: any case
+    finds them, through an index."""
 
     async def _run(self, body: Callable[[Conn], Awaitable[T]], *, write: bool) -> T:
         raise NotImplementedError
@@ -120,14 +113,15 @@ class HistorySql:
                 return int(row[0])
             game_id = int(row[0])
             await conn.executemany(
-                "INSERT INTO game_players (game_id, seat, name, place, is_winner, is_loser,"
-                " is_bot, cards, jacks, slaps, wrong_slaps)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO game_players (game_id, seat, name, name_key, place, is_winner,"
+                " is_loser, is_bot, cards, jacks, slaps, wrong_slaps)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         game_id,
                         line.seat,
                         line.name,
+                        name_key(line.name),
                         line.place,
                         int(line.is_winner),
                         int(line.is_loser),
@@ -140,10 +134,15 @@ class HistorySql:
                     for line in facts.lines
                 ],
             )
-            reactions = [(game_id, line.name, r) for line in facts.lines for r in line.reactions]
+            reactions = [
+                (game_id, line.name, name_key(line.name), r)
+                for line in facts.lines
+                for r in line.reactions
+            ]
             if reactions:
                 await conn.executemany(
-                    "INSERT INTO reactions (game_id, name, reaction_ms) VALUES (?, ?, ?)",
+                    "INSERT INTO reactions (game_id, name, name_key, reaction_ms)"
+                    " VALUES (?, ?, ?, ?)",
                     reactions,
                 )
             return game_id
@@ -165,9 +164,9 @@ class HistorySql:
             else:
                 rows = await conn.fetch(
                     f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id IN"
-                    f" (SELECT game_id FROM game_players WHERE {self._name_is('name')})"
+                    " (SELECT game_id FROM game_players WHERE name_key = ?)"
                     " ORDER BY id DESC LIMIT ? OFFSET ?",
-                    check_name(player),
+                    name_key(check_name(player)),
                     limit,
                     offset,
                 )
@@ -181,9 +180,8 @@ class HistorySql:
                 row = await conn.fetchone("SELECT COUNT(*) FROM games")
             else:
                 row = await conn.fetchone(
-                    "SELECT COUNT(DISTINCT game_id) FROM game_players"
-                    f" WHERE {self._name_is('name')}",
-                    check_name(player),
+                    "SELECT COUNT(DISTINCT game_id) FROM game_players WHERE name_key = ?",
+                    name_key(check_name(player)),
                 )
             return int(row[0]) if row is not None else 0
 
@@ -221,6 +219,7 @@ class HistorySql:
 
     async def player_stats(self, name: str) -> PlayerStats:
         name = check_name(name)
+        key = name_key(name)
 
         async def body(conn: Conn) -> PlayerStats:
             row = await conn.fetchone(
@@ -228,19 +227,17 @@ class HistorySql:
                 " COALESCE(SUM(p.slaps), 0), COALESCE(SUM(p.wrong_slaps), 0),"
                 " MAX(g.finished_ms)"
                 " FROM game_players p JOIN games g ON g.id = p.game_id"
-                f" WHERE {self._name_is('p.name')}",
-                name,
+                " WHERE p.name_key = ?",
+                key,
             )
-            count_row = await conn.fetchone(
-                f"SELECT COUNT(*) FROM reactions WHERE {self._name_is('name')}", name
-            )
+            count_row = await conn.fetchone("SELECT COUNT(*) FROM reactions WHERE name_key = ?", key)
             n = int(count_row[0]) if count_row is not None else 0
             median: float | None = None
             if n:
                 middle = await conn.fetch(
-                    f"SELECT reaction_ms FROM reactions WHERE {self._name_is('name')}"
+                    "SELECT reaction_ms FROM reactions WHERE name_key = ?"
                     " ORDER BY reaction_ms LIMIT ? OFFSET ?",
-                    name,
+                    key,
                     2 - n % 2,
                     (n - 1) // 2,
                 )

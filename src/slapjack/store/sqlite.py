@@ -76,7 +76,6 @@ class SqliteStore(SqlStore):
     dialect: ClassVar[str] = "sqlite"
     bump_epoch_sql: ClassVar[str | None] = "UPDATE room_epochs SET last = last + 1 WHERE id = 1"
     new_epoch_sql: ClassVar[str] = "(SELECT last FROM room_epochs WHERE id = 1)"
-    fold_sql: ClassVar[str] = "slapjack_fold({})"
 
     def __init__(self, db: aiosqlite.Connection, path: str) -> None:
         super().__init__()
@@ -372,7 +371,8 @@ def _write_batch_in_thread(
 
 
 def _fold(value: object) -> object:
-    """SQL ``slapjack_fold(x)``: a text in lower case (as PostgreSQL's ``lower``), else as is."""
+    """SQL ``slapjack_fold(x)``: a text in lower case (as PostgreSQL's ``lower``),
+    else as is (migration 4 folds the names stored before it with it)."""
     return value.lower() if isinstance(value, str) else value
 
 
