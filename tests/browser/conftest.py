@@ -259,3 +259,39 @@ def slap_when_a_card_shows(page: Any, slap: Callable[[], None], tries: int = 4) 
         except AssertionError:
             continue
     raise AssertionError("the page never slapped")
+
+
+SLAP_JACKS_IN_PAGE = """([delay, tap]) => {
+  window.__jackSlaps = 0;
+  const slapped = new Set();
+  new MutationObserver(() => {
+    const table = document.getElementById('table');
+    const top = document.querySelector('#table .pile .card.top');
+    if (!table || !top || !(top.dataset.card || '').startsWith('J')) return;
+    const flip = table.dataset.flip;
+    if (slapped.has(flip)) return;
+    slapped.add(flip);
+    setTimeout(() => {
+      const now = document.querySelector('#table .pile .card.top');
+      if (!now || now.dataset.card !== top.dataset.card || table.dataset.flip !== flip) return;
+      if (tap) {
+        document.getElementById('slap-btn').dispatchEvent(new PointerEvent('pointerdown',
+          {bubbles: true, cancelable: true, pointerType: 'touch', isPrimary: true}));
+      } else {
+        document.dispatchEvent(new KeyboardEvent('keydown', {key: 'j', code: 'KeyJ', bubbles: true}));
+      }
+      window.__jackSlaps += 1;
+    }, delay);
+  }).observe(document, {subtree: true, childList: true, attributes: true});
+}"""
+
+
+def slap_jacks_in_page(page: Any, delay_ms: float = 120.0, *, tap: bool = False) -> None:
+    """From now on the page slaps each Jack ``delay_ms`` after it shows (a key
+    press, or with ``tap`` a touch on Slap), if it is still the top card then.
+
+    Done by the page's own timer: a test that sees the Jack through Playwright
+    and answers with a key press is late by its round trips, which on a loaded
+    machine made the person lose every Jack, or slap the card after it (a wrong
+    slap). ``window.__jackSlaps`` counts the slaps."""
+    page.evaluate(SLAP_JACKS_IN_PAGE, [delay_ms, tap])

@@ -17,7 +17,16 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, Pages, Server, open_page, stacked_deck, table_state, wait_for
+from .conftest import (
+    ARTIFACTS,
+    Pages,
+    Server,
+    open_page,
+    slap_jacks_in_page,
+    stacked_deck,
+    table_state,
+    wait_for,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -147,21 +156,14 @@ def play(page: Any, flips: int, phone: bool, *, slap_jacks: bool = True) -> None
     """Flip on my turn (Space, or a tap on my stack) and slap Jacks (J, or a tap
     on Slap) until ``flips`` cards were turned up."""
     done: set[int] = set()
-    slapped: set[int] = set()
+    if slap_jacks:
+        slap_jacks_in_page(page, 120, tap=phone)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         st = table_state(page)
         if st["over"] or (st["flip"] or 0) >= flips:
             return
-        top = st["top"] or ""
-        if slap_jacks and top.startswith("J") and st["flip"] not in slapped:
-            slapped.add(st["flip"])
-            page.wait_for_timeout(120)
-            if phone:
-                tap_or_click(page, "#slap-btn", True)
-            else:
-                page.keyboard.press("j")
-        elif st["myTurn"] and st["flip"] not in done:
+        if st["myTurn"] and st["flip"] not in done:
             done.add(st["flip"])
             if phone:
                 tap_or_click(page, "#my-stack", True)
