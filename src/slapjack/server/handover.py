@@ -3,7 +3,9 @@ network timings it is told of: kept apart from :mod:`.room` so the room stays
 a small shell.
 
 - :class:`Handover`: the store is down (pause, tell the players), the room was
-  fenced off by a newer owner, or it is handed over (stop here, send ``moved``);
+  fenced off by a newer owner, or it is handed over (stop here, send ``moved``),
+  a game rebuilt from the store (a restart, a takeover) is counted down to its
+  players before it goes on (``timers.resume``);
 - :class:`RefereeInputs`: pongs, pings sent and the kernel's round-trip
   estimates reach the referee through the room's queue (single writer).
 """
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from slapjack.core import Table
 from slapjack.protocol import ErrorCode, Moved, encode, error_frame
 from slapjack.store import StaleOwner, StoreUnavailable
 
 from .connection import Conn
+from .errors import RoomError
 
 if TYPE_CHECKING:
     from .room import Room
@@ -26,6 +30,41 @@ else:
 
 
 class Handover(_Base):
+    _resume_at: float = 0.0
+    """A rebuilt game goes on at this time (room clock); 0: not held."""
+
+    def hold_for_resume(self, table: Table) -> float:
+        """A game rebuilt from the store in ``table`` (a restart, a takeover): when its
+        clocks start. An unfinished game waits ``timing.resume_ms()`` for its
+        players to be back, shown to them as ``timers.resume`` (as a game's
+        start is shown as ``timers.start``); players' actions before then are
+        refused (``not_started``); then every client gets an update."""
+        now = self.now()
+        delay = self.timing.resume_ms()
+        if delay <= 0 or table.game.over:
+            return now
+        self._resume_at = now + delay
+        self.set_timer("resume", self._resume_at, self._resumed)
+        return self._resume_at
+
+    def _resumed(self) -> None:
+        self._cue = -1  # the card on the pile counts as shown now, for the referee
+        self.after(force=True)
+
+    def play_now(self) -> float:
+        """The live table's time for an input now: not before a held game goes on."""
+        now = self.now()
+        return now if now >= self._resume_at else self._resume_at
+
+    def check_resumed(self) -> None:
+        """Refuse a player's action while a rebuilt game is counted down."""
+        left = self._resume_at - self.now()
+        if left > 0 and self.deadline("resume") is not None:
+            raise RoomError(
+                f"the game goes on in {left / 1000:.1f} s (it was moved or restarted)",
+                code="not_started",
+            )
+
     def store_paused(self, exc: StoreUnavailable) -> None:
         """PostgreSQL is down: tell every client the game is paused (the frames
         of what happened wait until it is stored)."""

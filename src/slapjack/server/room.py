@@ -132,11 +132,13 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         # a finished game not yet in the history (the server died in between)
         # is finished now: finish_game is idempotent
         room._finished = snap.finished
-        room._play(Table(record))
+        table = Table(record)
+        at = room.hold_for_resume(table)  # the countdown before play goes on
+        room._play(table, at)
         live = room.game()
         for s, seat in enumerate(room.seats):
             if seat.human:
-                live.disconnected(s, room.now())  # back within the grace, or covered
+                live.disconnected(s, at)  # back within the grace, or covered
         room.after(send=False)
         room._arm_idle()
         return room
@@ -171,8 +173,8 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             raise RoomError("the game has not started yet", code="not_started")
         return self.live
 
-    def _play(self, table: Table) -> None:
-        """Seat ``table``'s game on a live table and start its clocks."""
+    def _play(self, table: Table, at: float | None = None) -> None:
+        """Seat ``table``'s game on a live table; its clocks start ``at`` (default: now)."""
         self.table = table
         self.live = LiveTable(
             table,
@@ -183,7 +185,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             bot_seed=self._bot_seed or 0,
             game_no=self.game_no,
         )
-        self.live.start(self.now())
+        self.live.start(self.now() if at is None else at)
         self.status = "over" if table.game.over else "playing"
         self._cue = -1  # the first update counts as a card sent, for the referee
 
@@ -324,7 +326,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             name = self.seats.arrive(seat_no)
             self.store_seen()
             if self.live is not None:
-                self.live.connected(seat_no, self.now())
+                self.live.connected(seat_no, self.play_now())
         self._frames.append((conn, Welcome(welcome_frame(self.info(), seat_no, name, answer))))
         self.after(force=True)
         self._maybe_start()
@@ -337,7 +339,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         if s is not None and self.seats.depart(s):
             self.referee.on_disconnect(s)
             if self.live is not None:
-                self.live.disconnected(s, self.now())
+                self.live.disconnected(s, self.play_now())
         self._arm_idle()
         if self.status != "closed":
             self.after(force=True)
@@ -360,7 +362,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         self.seats.vacate(s, playing, self.timing.cover_level)
         self.store_seat(s)
         if playing:
-            self.game().leave(s, self.now())
+            self.game().leave(s, self.play_now())
         info = self.info()
         for conn in leaving:
             self._frames.append((conn, welcome_frame(info, None, None, answer)))
