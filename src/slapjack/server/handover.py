@@ -19,7 +19,6 @@ from slapjack.protocol import ErrorCode, Moved, encode, error_frame
 from slapjack.store import StaleOwner, StoreUnavailable
 
 from .connection import Conn
-from .errors import RoomError
 
 if TYPE_CHECKING:
     from .room import Room
@@ -30,40 +29,44 @@ else:
 
 
 class Handover(_Base):
-    _resume_at: float = 0.0
-    """A rebuilt game goes on at this time (room clock); 0: not held."""
+    _held: Table | None = None
+    """A game rebuilt from the store that does not run yet (:meth:`hold`)."""
 
-    def hold_for_resume(self, table: Table) -> float:
-        """A game rebuilt from the store in ``table`` (a restart, a takeover): when its
-        clocks start. An unfinished game waits ``timing.resume_ms()`` for its
-        players to be back, shown to them as ``timers.resume`` (as a game's
-        start is shown as ``timers.start``); players' actions before then are
-        refused (``not_started``); then every client gets an update."""
-        now = self.now()
+    def hold(self, table: Table) -> None:
+        """A game rebuilt from the store (a restart, a takeover): its players
+        are counted down to the moment it goes on (``timers.resume``, as a
+        game's start is ``timers.start``), ``timing.resume_ms()`` from now and
+        from each seat's return, so that nobody meets a card already flipped.
+        Until then its table stands still: no clock runs, no bot acts, the
+        players' actions are refused (``not_started``)."""
         delay = self.timing.resume_ms()
         if delay <= 0 or table.game.over:
-            return now
-        self._resume_at = now + delay
-        self.set_timer("resume", self._resume_at, self._resumed)
-        return self._resume_at
+            self._go_on(table, send=False)
+            return
+        self.table, self.status, self._held = table, "playing", table
+        self.set_timer("resume", self.now() + delay, self._resumed)
+
+    def hold_for(self, seat: int) -> None:
+        """Seat ``seat``'s player is back while the game is held: it sees the
+        whole countdown."""
+        due = self.deadline("resume")
+        if self._held is not None and due is not None:
+            at = self.now() + self.timing.resume_ms()
+            if at > due:
+                self.set_timer("resume", at, self._resumed)
 
     def _resumed(self) -> None:
-        self._cue = -1  # the card on the pile counts as shown now, for the referee
-        self.after(force=True)
+        table, self._held = self._held, None
+        if table is not None and self.status == "playing":
+            self._go_on(table, send=True)
 
-    def play_now(self) -> float:
-        """The live table's time for an input now: not before a held game goes on."""
-        now = self.now()
-        return now if now >= self._resume_at else self._resume_at
-
-    def check_resumed(self) -> None:
-        """Refuse a player's action while a rebuilt game is counted down."""
-        left = self._resume_at - self.now()
-        if left > 0 and self.deadline("resume") is not None:
-            raise RoomError(
-                f"the game goes on in {left / 1000:.1f} s (it was moved or restarted)",
-                code="not_started",
-            )
+    def _go_on(self, table: Table, *, send: bool) -> None:
+        self._play(table)
+        live, now = self.game(), self.now()
+        for s, seat in enumerate(self.seats):
+            if seat.human and seat.conns == 0:
+                live.disconnected(s, now)  # back within the grace, or covered
+        self.after(send=send, force=send)
 
     def store_paused(self, exc: StoreUnavailable) -> None:
         """PostgreSQL is down: tell every client the game is paused (the frames

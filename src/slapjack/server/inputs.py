@@ -82,9 +82,7 @@ def hello(room: Room, conn: Conn, msg: Hello) -> None:
 
 def play(room: Room, action: Any, seat: int, at: float, **details: Any) -> None:
     """A player's flip, slap or call on the live table. What changed goes out
-    also when it is refused: the deadlines due by ``at`` ran first. A game
-    rebuilt from the store refuses them until its countdown ends."""
-    room.check_resumed()
+    also when it is refused: the deadlines due by ``at`` ran first."""
     try:
         action(seat, at, **details)
     finally:

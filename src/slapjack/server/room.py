@@ -132,14 +132,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         # a finished game not yet in the history (the server died in between)
         # is finished now: finish_game is idempotent
         room._finished = snap.finished
-        table = Table(record)
-        at = room.hold_for_resume(table)  # the countdown before play goes on
-        room._play(table, at)
-        live = room.game()
-        for s, seat in enumerate(room.seats):
-            if seat.human:
-                live.disconnected(s, at)  # back within the grace, or covered
-        room.after(send=False)
+        room.hold(Table(record))  # counted down to its players, then played (Handover)
         room._arm_idle()
         return room
 
@@ -173,8 +166,8 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             raise RoomError("the game has not started yet", code="not_started")
         return self.live
 
-    def _play(self, table: Table, at: float | None = None) -> None:
-        """Seat ``table``'s game on a live table; its clocks start ``at`` (default: now)."""
+    def _play(self, table: Table) -> None:
+        """Seat ``table``'s game on a live table and start its clocks."""
         self.table = table
         self.live = LiveTable(
             table,
@@ -185,7 +178,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             bot_seed=self._bot_seed or 0,
             game_no=self.game_no,
         )
-        self.live.start(self.now() if at is None else at)
+        self.live.start(self.now())
         self.status = "over" if table.game.over else "playing"
         self._cue = -1  # the first update counts as a card sent, for the referee
 
@@ -325,8 +318,9 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         if seat_no is not None:
             name = self.seats.arrive(seat_no)
             self.store_seen()
+            self.hold_for(seat_no)
             if self.live is not None:
-                self.live.connected(seat_no, self.play_now())
+                self.live.connected(seat_no, self.now())
         self._frames.append((conn, Welcome(welcome_frame(self.info(), seat_no, name, answer))))
         self.after(force=True)
         self._maybe_start()
@@ -339,7 +333,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         if s is not None and self.seats.depart(s):
             self.referee.on_disconnect(s)
             if self.live is not None:
-                self.live.disconnected(s, self.play_now())
+                self.live.disconnected(s, self.now())
         self._arm_idle()
         if self.status != "closed":
             self.after(force=True)
@@ -361,8 +355,8 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         playing = self.status != "waiting"
         self.seats.vacate(s, playing, self.timing.cover_level)
         self.store_seat(s)
-        if playing:
-            self.game().leave(s, self.play_now())
+        if playing and self.live is not None:  # (held: its table starts with the bot)
+            self.live.leave(s, self.now())
         info = self.info()
         for conn in leaving:
             self._frames.append((conn, welcome_frame(info, None, None, answer)))
