@@ -88,9 +88,10 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, app: Any = None) -
 
 
 def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
-    """A cluster node's SIGTERM: stop taking rooms, hand every room to another
-    node (its clients get ``moved``), then shut down as usual. A second
-    SIGTERM (or SIGINT) shuts down at once."""
+    """A cluster node's SIGTERM (or ``slapjack cluster drain NODE``, through
+    Redis): stop taking rooms, hand every room to another node (its clients
+    get ``moved``), then shut down as usual. A second SIGTERM (or SIGINT)
+    shuts down at once."""
     import signal
 
     loop = asyncio.get_running_loop()
@@ -98,9 +99,9 @@ def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
     tasks: list[asyncio.Task[None]] = []
     signalled: list[int] = []
 
-    async def drain_then_exit() -> None:
+    async def drain_then_exit(why: str = "SIGTERM") -> None:
         try:
-            log.warning("cluster: SIGTERM: node %s drains", member.node.node)
+            log.warning("cluster: %s: node %s drains", why, member.node.node)
             await member.drain()
             log.warning("cluster: node %s drained; shutting down", member.node.node)
         finally:
@@ -114,6 +115,7 @@ def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
         loop.call_soon_threadsafe(lambda: tasks.append(loop.create_task(drain_then_exit())))
 
     signal.signal(signal.SIGTERM, on_sigterm)
+    member.leave = lambda: drain_then_exit("asked to leave (slapjack cluster drain)")
 
 
 def register(app: typer.Typer) -> None:
