@@ -66,7 +66,11 @@ async def test_cluster_drain_hands_the_rooms_over_and_the_node_exits(
             assert done.returncode == 0, done.stderr
             assert "hands its rooms over" in done.stdout
             assert a.proc is not None
-            assert await asyncio.to_thread(a.proc.wait, 30) == 0  # it left once empty
+            try:
+                code_ = await asyncio.to_thread(a.proc.wait, 60)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"node a did not exit: {a.log.read_text()[-3000:]}") from None
+            assert code_ == 0  # it left once empty
             HOLD.clear()
             await until_over(players)
         assert {p.welcomes[-1] for p in players} <= {b.url, c.url}
