@@ -14,8 +14,24 @@ the max.
 
 Redis: ``SLAPJACK_BENCH_REDIS`` (default redis://127.0.0.1:6379/0);
 PostgreSQL: ``SLAPJACK_BENCH_PG`` (default postgresql://postgres@127.0.0.1:5432/test).
-Not measured here yet: players and flip→all-clients delays per node count
-(bench/load.py on one node), Redis and PostgreSQL CPU.
+With ``--capacity`` it measures instead the capacity table: for each node
+count of ``--counts`` (default 1,2,3) it starts that many nodes and drives
+``--players-per-node`` players on each at human pace with the generator of
+``bench/load.py`` (its player: flips about once a second, slaps each jack
+after ~300 ms, answers every ping), one generator process per node whose
+rooms are made on that node (its requests carry the placement header, so no
+room is forwarded) and whose sockets go to it. After a ramp-up and
+``--settle`` it measures ``--seconds`` and prints one row per node count:
+players connected, flip→client and flip→all-clients delays (p50/p99), lost
+frames, CPU per node (and µs per player-second), the Redis and PostgreSQL
+CPU and Redis commands over the same window minus their idle rate measured
+just before (both servers are shared with other users of the machine: their
+figures include whatever else ran), the actions stored per second and the
+Redis commands and PostgreSQL CPU per action. Loopback only; every node
+process is killed on the way out, and the whole run is bounded by
+``--deadline``.
+
+    .venv/bin/python bench/cluster.py --capacity --players-per-node 400 --seconds 20
 """
 
 from __future__ import annotations
@@ -129,7 +145,21 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, default=3)
     parser.add_argument("--kills", type=int, default=10)
+    parser.add_argument("--capacity", action="store_true", help="the capacity table instead")
+    parser.add_argument("--counts", default="1,2,3", help="--capacity: node counts")
+    parser.add_argument("--players-per-node", type=int, default=400)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--settle", type=float, default=5.0)
+    parser.add_argument("--deadline", type=float, default=900.0, help="the whole run's bound (s)")
     args = parser.parse_args()
+    signal.signal(signal.SIGALRM, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.alarm(int(args.deadline))
+    if args.capacity:
+        from cluster_capacity import capacity
+
+        await capacity(args, Node, REDIS, PG)
+        return
     schema = f"slapjack_bench_{uuid.uuid4().hex[:10]}"
     prefix = f"sjbench-{uuid.uuid4().hex[:8]}"
     conn = await asyncpg.connect(PG)
@@ -169,6 +199,10 @@ async def main() -> None:
             f"takeover over {len(times)} kills: median {statistics.median(times):.2f} s,"
             f" max {max(times):.2f} s, min {min(times):.2f} s ({args.nodes} nodes)"
         )
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise SystemExit(f"bench/cluster.py stopped by signal {signum}")
 
 
 if __name__ == "__main__":

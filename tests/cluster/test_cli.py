@@ -91,16 +91,25 @@ async def test_drain_and_undrain(cluster: Cluster) -> None:
     a = cluster.node("a")
     await a.start()
     common = ["--redis-url", REDIS_URL, "--prefix", cluster.prefix]
-    done = await run("drain", "a", *common)
-    assert done.exit_code == 0 and done.stdout == "node a: draining: no new rooms\n"
+    done = await run("drain", "a", *common, "--keep-rooms")
+    assert done.exit_code == 0
+    assert done.stdout == "node a: draining: no new rooms (it keeps its rooms)\n"
     view = ClusterView(cluster.view().client, prefix=cluster.prefix)
     assert (await view.node("a")).state == "draining"  # type: ignore[union-attr]
     await a.heartbeat()
-    assert a.draining
+    assert a.draining and not a.leave_asked
     done = await run("undrain", "a", *common, "--json")
-    assert json.loads(done.stdout) == {"node": "a", "draining": False}
+    assert json.loads(done.stdout) == {"node": "a", "draining": False, "leaving": False}
     await a.heartbeat()
-    assert not a.draining
+    assert not a.draining and not a.leave_asked
+    # without --keep-rooms the node is asked to hand its rooms over and leave
+    done = await run("drain", "a", *common)
+    assert done.stdout == "node a: draining: hands its rooms over, then shuts down\n"
+    await a.heartbeat()
+    assert a.draining and a.leave_asked
+    await run("undrain", "a", *common)
+    await a.heartbeat()
+    assert not a.draining and not a.leave_asked
 
 
 def test_refusals_are_one_line() -> None:

@@ -56,10 +56,21 @@ ROOM_TIMING = {
 class NodeProc:
     """One ``slapjack serve`` node."""
 
-    def __init__(self, name: str, db: str, prefix: str, log: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        db: str,
+        prefix: str,
+        log: Path,
+        *,
+        host: str = "127.0.0.1",
+        extra: tuple[str, ...] = ("--no-rate-limits",),
+    ) -> None:
         self.name = name
+        self.host = host
+        self.extra = extra
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"http://{host}:{self.port}"
         self.db = db
         self.prefix = prefix
         self.log = log
@@ -74,6 +85,8 @@ class NodeProc:
                 "-m",
                 "slapjack.cli",
                 "serve",
+                "--host",
+                self.host,
                 "--port",
                 str(self.port),
                 "--database-url",
@@ -84,7 +97,7 @@ class NodeProc:
                 self.prefix,
                 "--node-id",
                 self.name,
-                "--no-rate-limits",
+                *self.extra,
                 "--log-level",
                 "info",
             ],

@@ -90,8 +90,16 @@ async def test_restore_keeps_seats_and_tokens(tmp_path: Path) -> None:
         assert room.seats[1].bot == "pro" and room.seats[0].bot is None
         assert room.seats.of_token("secret") == 0 and room.seats.of_token("nope") is None
         assert room.table is not None and room.table.game.flips == 1
-        assert room.status == "playing" and room.live is not None
-        assert room.live.grace_until(0) is not None  # Anna is waited for, then covered
+        # held: its players see a countdown (the start delay) before it goes on
+        assert room.status == "playing" and room.live is None
+        resume = room.deadline("resume")
+        assert resume is not None and 1400 < resume - room.now() <= 1500
+        assert room.status_dict()["timers"]["resume"] == round(resume, 1)
+        room.start()
+        await asyncio.sleep(1.6)
+        live = await room.call(lambda: room.live)
+        assert live is not None and room.deadline("resume") is None
+        assert live.grace_until(0) is not None  # Anna is waited for, then covered
         await room.stop()
     finally:
         await store.close()

@@ -157,6 +157,9 @@ class Node(RoomOwnership):
         #: Rooms whose map entry names a newer epoch: another node owns them.
         self.superseded: set[str] = set()
         self.draining = False
+        #: Asked through Redis (``slapjack cluster drain``) to hand its rooms
+        #: over and shut down; the server acts on it (``Member``).
+        self.leave_asked = False
         self._drain_self = False
         self.beat = 0
         self._last_ok: float | None = None
@@ -285,11 +288,13 @@ class Node(RoomOwnership):
             for code in self._held:  # rooms still waiting: keep their codes reserved
                 pipe.set(view.room_key(code), f"{self.node}#0", px=RESERVATION_MS, nx=True)
                 pipe.pexpire(view.room_key(code), RESERVATION_MS)
+            pipe.hget(key, "leave")
             result = await pipe.execute()
         existed, draining, lobby_kept = bool(result[0]), result[3] == "1", bool(result[7])
         now = self._clock()
         self.metrics["beats"] += 1
         self.draining = draining or self._drain_self
+        self.leave_asked = draining and result[-1] == "1"
         gap = None if self._last_ok is None else now - self._last_ok
         self._last_ok = now
         was_down = self._down_since is not None

@@ -189,10 +189,11 @@ redis.call('PEXPIRE', KEYS[n + best], ARGV[4])
 return rank[4]
 """
 
-# KEYS[1] node hash; ARGV[1] '1' or '0'. Only a live node can be drained.
+# KEYS[1] node hash; ARGV[1] '1' or '0'; ARGV[2] '1': also hand the rooms
+# over and leave. Only a live node can be drained.
 DRAIN: Final = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('HSET', KEYS[1], 'draining', ARGV[1])
+  redis.call('HSET', KEYS[1], 'draining', ARGV[1], 'leave', ARGV[2])
   return 1
 end
 return 0
@@ -283,12 +284,14 @@ class ClusterView:
     async def live_nodes(self) -> list[NodeInfo]:
         return [n for n in await self.nodes() if n.live]
 
-    async def set_draining(self, node: str, draining: bool = True) -> bool:
-        """Mark a live node draining (no new rooms) or not; False if it is not live.
-        The node learns it with its next heartbeat."""
+    async def set_draining(self, node: str, draining: bool = True, *, leave: bool = False) -> bool:
+        """Mark a live node draining (no new rooms) or not; with ``leave``, ask
+        it also to hand its rooms over and shut down (as at SIGTERM). False if
+        it is not live. The node learns it with its next heartbeat."""
         node = check_id(node)
+        args = ["1" if draining else "0", "1" if draining and leave else "0"]
         async with guard("drain"):
-            done = await self._drain(keys=[self.node_key(node)], args=["1" if draining else "0"])
+            done = await self._drain(keys=[self.node_key(node)], args=args)
         return bool(done)
 
     # ------------------------------------------------------------- placement

@@ -33,6 +33,7 @@ async def _gather(
     database_url: str | None,
     prefix: str,
     rooms: bool,
+    keep_rooms: bool = False,
 ) -> dict[str, Any]:
     from slapjack.cluster import (
         BadClusterInput,
@@ -65,9 +66,10 @@ async def _gather(
         try:
             if action != "status":
                 assert node is not None
-                if not await view.set_draining(node, action == "drain"):
+                drain, leave = action == "drain", action == "drain" and not keep_rooms
+                if not await view.set_draining(node, drain, leave=leave):
                     raise CommandError(f"no live node {node!r} (see 'slapjack cluster status')")
-                return {"node": node, "draining": action == "drain"}
+                return {"node": node, "draining": drain, "leaving": leave}
             return await cluster_status(view, store, rooms=rooms)
         except BadClusterInput as exc:
             raise CommandError(exc.message) from None
@@ -205,13 +207,23 @@ def register(app: typer.Typer) -> None:
             str, typer.Option("--prefix", metavar="NAME", help="The cluster's Redis key prefix.")
         ] = "slapjack",
         rooms: Annotated[bool, typer.Option("--rooms", help="List every room too.")] = False,
+        keep_rooms: Annotated[
+            bool,
+            typer.Option(
+                "--keep-rooms",
+                help="drain only: stop new rooms going to the node, but let it keep its rooms.",
+            ),
+        ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
         _version: VersionOption = False,
     ) -> None:
         """Show a cluster's nodes, their load, rooms, epochs and takeovers; drain a node.
 
-        'drain NODE' stops new rooms going to a live node (it keeps its rooms);
-        'undrain NODE' lets them come again.
+        'drain NODE' drains a live node as SIGTERM does: no new rooms go to it,
+        it hands its rooms to the other nodes (their players follow 'moved')
+        and shuts down once it has none; with --keep-rooms it only stops
+        taking new rooms. 'undrain NODE' lets new rooms come again (to a node
+        drained with --keep-rooms, or one that has not begun to leave).
         """
         if action not in ACTIONS:
             raise CommandError(f"unknown action {action!r}: use {', '.join(ACTIONS)}")
@@ -219,11 +231,19 @@ def register(app: typer.Typer) -> None:
             raise CommandError("status takes no NODE")
         if action != "status" and node is None:
             raise CommandError(f"{action} needs the NODE")
-        result = asyncio.run(_gather(action, node, redis_url, database_url, prefix, rooms))
+        result = asyncio.run(
+            _gather(action, node, redis_url, database_url, prefix, rooms, keep_rooms)
+        )
         if as_json:
             typer.echo(json.dumps(result, sort_keys=True))
         elif action != "status":
-            verb = "draining: no new rooms" if result["draining"] else "taking new rooms again"
+            verb = (
+                "draining: hands its rooms over, then shuts down"
+                if result["leaving"]
+                else "draining: no new rooms (it keeps its rooms)"
+                if result["draining"]
+                else "taking new rooms again"
+            )
             typer.echo(f"node {node}: {verb}")
         else:
             render(result, redis_url, Console(soft_wrap=True))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import ipaddress
 import logging
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 
@@ -50,8 +51,42 @@ def tune_runtime() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 
+LOOPBACK: Final = ("127.0.0.1", "::1")
+"""Whose ``X-Forwarded-For`` is trusted by default: a proxy on this machine."""
+
+
+def trusted_proxies(given: list[str] | None) -> list[str]:
+    """``--trusted-proxy`` values (addresses or networks) checked; none: loopback."""
+    if not given:
+        return list(LOOPBACK)
+    out: list[str] = []
+    for value in given:
+        for item in value.split(","):
+            try:
+                out.append(str(ipaddress.ip_network(item.strip(), strict=False)))
+            except ValueError:
+                raise CommandError(
+                    f"--trusted-proxy: {item.strip()!r} is not an IP address or network"
+                ) from None
+    return out
+
+
+def own_address(host: str) -> str | None:
+    """The one IP address ``--host`` names (``None``: a name, or every address)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    return None if address.is_unspecified else str(address)
+
+
 def server_config(
-    app: Any, log_level: str, *, compress: bool = False, ws: str = "auto"
+    app: Any,
+    log_level: str,
+    *,
+    compress: bool = False,
+    ws: str = "auto",
+    trusted: list[str] | None = None,
 ) -> uvicorn.Config:
     """uvicorn's settings for the game server.
 
@@ -72,6 +107,8 @@ def server_config(
         loop="auto",
         access_log=False,
         lifespan="on",
+        proxy_headers=True,  # X-Forwarded-For, from the trusted addresses only
+        forwarded_allow_ips=list(LOOPBACK) if trusted is None else trusted,
     )
 
 
@@ -88,9 +125,10 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, app: Any = None) -
 
 
 def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
-    """A cluster node's SIGTERM: stop taking rooms, hand every room to another
-    node (its clients get ``moved``), then shut down as usual. A second
-    SIGTERM (or SIGINT) shuts down at once."""
+    """A cluster node's SIGTERM (or ``slapjack cluster drain NODE``, through
+    Redis): stop taking rooms, hand every room to another node (its clients
+    get ``moved``), then shut down as usual. A second SIGTERM (or SIGINT)
+    shuts down at once."""
     import signal
 
     loop = asyncio.get_running_loop()
@@ -98,9 +136,9 @@ def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
     tasks: list[asyncio.Task[None]] = []
     signalled: list[int] = []
 
-    async def drain_then_exit() -> None:
+    async def drain_then_exit(why: str = "SIGTERM") -> None:
         try:
-            log.warning("cluster: SIGTERM: node %s drains", member.node.node)
+            log.warning("cluster: %s: node %s drains", why, member.node.node)
             await member.drain()
             log.warning("cluster: node %s drained; shutting down", member.node.node)
         finally:
@@ -114,6 +152,7 @@ def drain_on_sigterm(server: uvicorn.Server, member: Any) -> None:
         loop.call_soon_threadsafe(lambda: tasks.append(loop.create_task(drain_then_exit())))
 
     signal.signal(signal.SIGTERM, on_sigterm)
+    member.leave = lambda: drain_then_exit("asked to leave (slapjack cluster drain)")
 
 
 def register(app: typer.Typer) -> None:
@@ -207,6 +246,17 @@ def serve(
             "empty rooms and each socket's flood limits stay.",
         ),
     ] = True,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            metavar="ADDR",
+            help="An address or network (repeatable, or comma-separated) whose "
+            "X-Forwarded-For is believed: the reverse proxy and, on a cluster, the "
+            "other nodes (a request one node forwards to another is rate-limited by "
+            "its client's address). Default: this machine (127.0.0.1, ::1).",
+        ),
+    ] = None,
     ws: Annotated[
         str,
         typer.Option(
@@ -270,6 +320,8 @@ def serve(
             raise CommandError(f"--public-url: {exc.message}") from None
     if host is None:
         host = "0.0.0.0" if lan else "127.0.0.1"
+    trusted = trusted_proxies(trusted_proxy)
+    forward_from = own_address(host)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -324,7 +376,9 @@ def serve(
         typer.echo(f"Cluster node {node_id} at {node_url}/ (Redis {redis_url})")
     if local_only(invite or addresses[0]):
         typer.echo("  (they work on this machine only: --lan invites your local network)")
-    config = server_config(app, log_level, compress=compress, ws=ws)
+    if forward_from is not None:
+        app.state.ctx.forward_from = forward_from
+    config = server_config(app, log_level, compress=compress, ws=ws, trusted=trusted)
     server = uvicorn.Server(config)
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
         runner.run(_serve(server, sock, app))

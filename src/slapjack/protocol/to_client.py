@@ -249,6 +249,8 @@ class Timers(Strict):
     race: Ms | None
     deadlock: Ms | None
     time_limit: Ms | None
+    resume: Ms | None = None
+    """A game rebuilt after a restart or a takeover goes on (absent from older servers)."""
 
 
 class RoomStatus(Strict):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -100,6 +101,12 @@ class Member:
         self.last_takeover: dict[str, Any] | None = None
         self._adopting: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        self.leave: Callable[[], Awaitable[None]] | None = None
+        """What this node does when asked through Redis to leave (``slapjack
+        cluster drain NODE``): ``slapjack serve`` drains and shuts down, as at
+        SIGTERM; without it (an app in a test), :meth:`drain`."""
+        self.leaving = False
+        self._leaving_task: asyncio.Task[None] | None = None
 
     def _load(self) -> NodeLoad:
         players = sum(
@@ -146,6 +153,11 @@ class Member:
         node their owner but it does not run them yet."""
         while True:
             await asyncio.sleep(self.node.interval_s)
+            if self.node.leave_asked and not self.leaving:
+                self.leaving = True
+                log.warning("cluster: node %s was asked to drain and leave", self.node.node)
+                # not one of self._tasks: it ends with the server's shutdown, which it starts
+                self._leaving_task = asyncio.create_task(self._leave(), name="cluster-leave")
             if self.node.draining:
                 continue
             try:
@@ -164,6 +176,12 @@ class Member:
                 await self.rebuild(claims)
             except StoreError as exc:
                 log.info("cluster: adopting handed-over rooms failed: %s", exc)
+
+    async def _leave(self) -> None:
+        try:
+            await (self.leave() if self.leave is not None else self.drain())
+        except Exception:  # the node goes on draining at shutdown
+            log.exception("cluster: draining node %s failed", self.node.node)
 
     async def _stalled(self, gap: float) -> None:
         """This node was silent longer than its ttl: give up the rooms another

@@ -50,6 +50,7 @@ def room_status(room: Room) -> dict[str, Any]:
     """The ``room`` part of an update: timers, grace periods, who is connected or covered."""
     live = room.live
     timers: dict[str, float | None] = {"start": room.deadline("start")}
+    timers["resume"] = room.deadline("resume")
     deadlines = live.deadlines() if live is not None and room.status == "playing" else {}
     for name in ("turn", "race", "deadlock", "time_limit"):
         timers[name] = deadlines.get(name)

@@ -3,7 +3,9 @@ network timings it is told of: kept apart from :mod:`.room` so the room stays
 a small shell.
 
 - :class:`Handover`: the store is down (pause, tell the players), the room was
-  fenced off by a newer owner, or it is handed over (stop here, send ``moved``);
+  fenced off by a newer owner, or it is handed over (stop here, send ``moved``),
+  a game rebuilt from the store (a restart, a takeover) is counted down to its
+  players before it goes on (``timers.resume``);
 - :class:`RefereeInputs`: pongs, pings sent and the kernel's round-trip
   estimates reach the referee through the room's queue (single writer).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from slapjack.core import Table
 from slapjack.protocol import ErrorCode, Moved, encode, error_frame
 from slapjack.store import StaleOwner, StoreUnavailable
 
@@ -26,6 +29,45 @@ else:
 
 
 class Handover(_Base):
+    _held: Table | None = None
+    """A game rebuilt from the store that does not run yet (:meth:`hold`)."""
+
+    def hold(self, table: Table) -> None:
+        """A game rebuilt from the store (a restart, a takeover): its players
+        are counted down to the moment it goes on (``timers.resume``, as a
+        game's start is ``timers.start``), ``timing.resume_ms()`` from now and
+        from each seat's return, so that nobody meets a card already flipped.
+        Until then its table stands still: no clock runs, no bot acts, the
+        players' actions are refused (``not_started``)."""
+        delay = self.timing.resume_ms()
+        if delay <= 0 or table.game.over:
+            self._go_on(table, send=False)
+            return
+        self.table, self.status, self._held = table, "playing", table
+        self.set_timer("resume", self.now() + delay, self._resumed)
+
+    def hold_for(self, seat: int) -> None:
+        """Seat ``seat``'s player is back while the game is held: it sees the
+        whole countdown."""
+        due = self.deadline("resume")
+        if self._held is not None and due is not None:
+            at = self.now() + self.timing.resume_ms()
+            if at > due:
+                self.set_timer("resume", at, self._resumed)
+
+    def _resumed(self) -> None:
+        table, self._held = self._held, None
+        if table is not None and self.status == "playing":
+            self._go_on(table, send=True)
+
+    def _go_on(self, table: Table, *, send: bool) -> None:
+        self._play(table)
+        live, now = self.game(), self.now()
+        for s, seat in enumerate(self.seats):
+            if seat.human and seat.conns == 0:
+                live.disconnected(s, now)  # back within the grace, or covered
+        self.after(send=send, force=send)
+
     def store_paused(self, exc: StoreUnavailable) -> None:
         """PostgreSQL is down: tell every client the game is paused (the frames
         of what happened wait until it is stored)."""

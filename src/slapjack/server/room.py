@@ -132,12 +132,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         # a finished game not yet in the history (the server died in between)
         # is finished now: finish_game is idempotent
         room._finished = snap.finished
-        room._play(Table(record))
-        live = room.game()
-        for s, seat in enumerate(room.seats):
-            if seat.human:
-                live.disconnected(s, room.now())  # back within the grace, or covered
-        room.after(send=False)
+        room.hold(Table(record))  # counted down to its players, then played (Handover)
         room._arm_idle()
         return room
 
@@ -323,6 +318,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         if seat_no is not None:
             name = self.seats.arrive(seat_no)
             self.store_seen()
+            self.hold_for(seat_no)
             if self.live is not None:
                 self.live.connected(seat_no, self.now())
         self._frames.append((conn, Welcome(welcome_frame(self.info(), seat_no, name, answer))))
@@ -359,8 +355,8 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         playing = self.status != "waiting"
         self.seats.vacate(s, playing, self.timing.cover_level)
         self.store_seat(s)
-        if playing:
-            self.game().leave(s, self.now())
+        if playing and self.live is not None:  # (held: its table starts with the bot)
+            self.live.leave(s, self.now())
         info = self.info()
         for conn in leaving:
             self._frames.append((conn, welcome_frame(info, None, None, answer)))

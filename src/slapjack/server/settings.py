@@ -22,6 +22,10 @@ class RoomTiming:
     """How long the room waits for things, in milliseconds."""
 
     start_delay_ms: float = 1500.0
+    resume_delay_ms: float | None = None
+    """A game rebuilt from the store (a restart, a takeover) goes on this long
+    after it is back, counted down to its players (``timers.resume``);
+    ``None``: as long as a game's start (``start_delay_ms``)."""
     jack_timeout_ms: float = 2500.0
     """A race nobody slaps closes this long after the flip."""
     irish_timeout_ms: float = 3000.0
@@ -40,6 +44,11 @@ class RoomTiming:
     """Overrides the room's ``turn_seconds`` (tests only)."""
     rate_limit: float = 30.0
     """Frames a second one socket may send; beyond it the socket is closed (1008)."""
+
+    def resume_ms(self) -> float:
+        """The countdown before a rebuilt game goes on."""
+        delay = self.resume_delay_ms
+        return max(0.0, self.start_delay_ms if delay is None else delay)
 
     def live(self, settings: CreateRoom) -> LiveTiming:
         """The live table's timings for a room of ``settings``."""

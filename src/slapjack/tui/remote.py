@@ -129,6 +129,8 @@ class RemoteGame:
         self._rematch_sent = False
         self._turn_deadline: float | None = None
         self._end_ms: float | None = None
+        self.resume_at: float | None = None
+        """A game moved to another node (or restarted) goes on at this time (client clock)."""
         self._serial = 0
         self._lost = False
         self._tally: Tally | None = None
@@ -437,6 +439,7 @@ class RemoteGame:
         if view is not None and not view.over and view.turn is not None and not view.race_open:
             self._turn_deadline = local(room.timers.turn)
         self._end_ms = local(room.timers.time_limit)
+        self.resume_at = local(room.timers.resume)
 
     def _note(self, key: str, **values: object) -> None:
         self._log.append(Note(key, tuple(values.items())))

@@ -43,6 +43,10 @@ class ServerContext:
     lobby: Lobby = field(init=False)
     member: Member | None = None
     """This node in the cluster (``--redis-url``); ``None``: a single server."""
+    forward_from: str | None = None
+    """The local address requests forwarded to other nodes leave from (the
+    node's own ``--host`` when it is one address), so that the receiving
+    node can tell a cluster peer (``--trusted-proxy``) from a client."""
     _http: httpx.AsyncClient | None = None
     creations: KeyedLimiter = field(init=False)
     joins: KeyedLimiter = field(init=False)
@@ -81,7 +85,10 @@ class ServerContext:
         if self._http is None:
             import httpx
 
-            self._http = httpx.AsyncClient(timeout=10.0)
+            transport = None
+            if self.forward_from is not None:
+                transport = httpx.AsyncHTTPTransport(local_address=self.forward_from)
+            self._http = httpx.AsyncClient(timeout=10.0, transport=transport)
         return self._http
 
     async def close(self) -> None:

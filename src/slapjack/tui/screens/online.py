@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import ClassVar
 
@@ -111,6 +112,9 @@ def status_line(game: RemoteGame, state: TableState | None, lang: str, now_ms: f
         key = "online.waiting" if game.seat is not None else "online.waiting_watch"
         return Text(tr(lang, key, taken=taken, seats=len(names)), style="bold")
     view = state.view
+    if game.resume_at is not None and now_ms < game.resume_at and not view.over:
+        seconds = max(1, math.ceil((game.resume_at - now_ms) / 1000))
+        return Text(tr(lang, "online.resuming", seconds=seconds), style="bold reverse yellow")
     if view.over:
         asked = rematch_seats(game)
         if asked and game.seat is not None and game.seat not in asked:

@@ -260,6 +260,7 @@ function onUpdate(msg) {
     for (const ev of msg.events || []) handleEvent(ev, view);
   }
   renderAll();
+  if (room.resume_in_ms) showResume(performance.now() + room.resume_in_ms);
   if (view && view.centre_top.length) {
     const flipId = view.flip_id ?? view.flips;
     const tied = (msg.events || []).some((ev) => ev.type === "race_tied");
@@ -674,6 +675,19 @@ function clearResult() {
   fill($("my-result"));
   $("my-result").className = "my-result";
   $("why").hidden = true;
+}
+
+/** A game moved to another node (or restarted) goes on at ``at``: count down. */
+function showResume(at) {
+  clearInterval(state.resumeTimer);
+  const tick = () => {
+    const left = at - performance.now();
+    if (left > 0) return showStatus(t("room.resuming", { seconds: Math.ceil(left / 1000) }));
+    clearInterval(state.resumeTimer);
+    showStatus(null);
+  };
+  tick();
+  state.resumeTimer = setInterval(tick, 250);
 }
 
 function showStatus(text, bad = false) {

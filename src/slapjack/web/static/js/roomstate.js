@@ -4,7 +4,8 @@
 /**
  * From an update's ``room`` object and the RoomInfo: ``{status, gameNo,
  * gameId, names, bots: {seat: level}, connected, covered, rematch,
- * turn_timer: {seat, ms_left, ms_total} | null, time_left_ms, start_in_ms}``.
+ * turn_timer: {seat, ms_left, ms_total} | null, time_left_ms, start_in_ms,
+ * resume_in_ms}``.
  * Timer deadlines are on the server's clock; ``now`` is its time of sending.
  */
 export function roomState(room, view, info) {
@@ -31,6 +32,7 @@ export function roomState(room, view, info) {
     turn_timer: null,
     time_left_ms: left(timers.time_limit),
     start_in_ms: left(timers.start),
+    resume_in_ms: left(timers.resume),
   };
   const turnLeft = left(timers.turn);
   if (turnLeft !== null && view && view.turn !== null && view.turn !== undefined && !view.over) {
