@@ -26,9 +26,11 @@ from slapjack.protocol import (
     error_frame,
     events_json,
     ping_frame,
+    seat_view,
     update_body,
     update_frame,
     view_json,
+    view_parts,
     welcome_frame,
 )
 
@@ -70,6 +72,27 @@ def old_frame(
     view_text = _dumps(view) if view is not None else "null"
     body = f',"events":{_dumps(events)},"view":{view_text},"room":{_dumps(room)}}}'
     return f'{{"type":"update","seq":{seq}{body}'
+
+
+@settings(max_examples=20, deadline=None)
+@given(preset=st.sampled_from(PRESETS), n=st.integers(2, 10), seed=st.integers(0, 2**32))
+def test_one_view_encoding_serves_every_seat(preset: str, n: int, seed: int) -> None:
+    """The view a room encodes once per change, with each seat's number put
+    in, is byte for byte that seat's own view encoded (so no seat can ever
+    see what another's view would hold that its own does not)."""
+    rules = Rules.from_options({"preset": preset})
+    rng = random.Random(seed)
+    table = Table.new(rules, names(n), seed=seed)
+    for _ in range(150):
+        game = table.game
+        parts = view_parts(observe(game, None), game.flips)
+        for seat in [None, *range(n)]:
+            assert seat_view(parts, seat) == view_json(observe(game, seat), game.flips)
+        if game.over:
+            break
+        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), 0.02)
+        with contextlib.suppress(SlapjackError):
+            _ = table.settle(final=action[1]) if isinstance(action, tuple) else table.apply(action)
 
 
 @settings(max_examples=20, deadline=None)

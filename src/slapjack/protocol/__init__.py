@@ -49,9 +49,11 @@ from .encode import (
     error_frame,
     events_json,
     ping_frame,
+    seat_view,
     update_body,
     update_frame,
     view_json,
+    view_parts,
     welcome_frame,
 )
 from .names import MAX_PLAYER_NAME, MAX_ROOM_NAME, NAME_FORM, Name, RoomName, clean_name
@@ -162,8 +164,10 @@ __all__ = [
     "options_body",
     "ping_frame",
     "refusal",
+    "seat_view",
     "update_body",
     "update_frame",
     "view_json",
+    "view_parts",
     "welcome_frame",
 ]

@@ -69,6 +69,27 @@ def view_json(view: View, flip_id: int) -> str:
     return dumps(data)
 
 
+def view_parts(view: View, flip_id: int) -> tuple[str, str]:
+    """``view`` encoded once for every seat of its table: the text before and
+    after the value of its ``seat`` (:func:`seat_view` puts one in). Every
+    seat sees the same public facts (:func:`slapjack.core.observe`), so a
+    room encodes one view per change, not one per seat; a test holds
+    ``seat_view(view_parts(observe(game, None), f), s)`` to
+    ``view_json(observe(game, s), f)`` for every seat through whole games."""
+    data = view.to_dict()
+    data["flip_id"] = flip_id
+    keys = list(data)
+    at = keys.index("seat")
+    head = dumps({k: data[k] for k in keys[:at]})[:-1]  # without its closing brace
+    tail = dumps({k: data[k] for k in keys[at + 1 :]})[1:]  # without its opening brace
+    return (head + ',"seat":' if at else '{"seat":'), ("," + tail if tail != "}" else tail)
+
+
+def seat_view(parts: tuple[str, str], seat: int | None) -> str:
+    """``update.view`` of ``seat`` (``None``: a spectator) from :func:`view_parts`."""
+    return f"{parts[0]}{'null' if seat is None else int(seat)}{parts[1]}"
+
+
 def update_body(events: str, view: str, room: str) -> str:
     """Everything of an update frame after its ``seq``, from the encoded parts
     (:func:`events_json`, :func:`view_json`, ``dumps(status)``)."""

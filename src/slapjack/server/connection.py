@@ -13,6 +13,7 @@ import logging
 import math
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -200,11 +201,16 @@ class Welcome(str):
 
 
 class Conn:
-    """A client socket as rooms see it: ``send`` queues a text frame, never blocks.
+    """A client socket as rooms see it: ``send`` writes or queues a text frame, never blocks.
 
     ``seat`` is ``None`` for a spectator (and before ``hello``); ``seq`` counts
     the ``update`` frames sent to this socket. ``limit`` counts its game frames,
     ``control`` its ``hello`` and ``pong`` frames.
+
+    ``direct`` (set by the socket's edge, :func:`.sockets.direct_writer`)
+    writes a frame at once when it can; :meth:`send` uses it only while
+    nothing is queued or being sent, so frames keep their order, and queues
+    the frame for the writer task otherwise (or when ``direct`` refuses).
     """
 
     def __init__(
@@ -228,6 +234,7 @@ class Conn:
         self._queue: deque[tuple[str, float] | _Close] = deque()
         self._ready = asyncio.Event()
         self._sending_since: float | None = None
+        self.direct: Callable[[str], bool] | None = None
 
     def __repr__(self) -> str:
         return f"Conn({self.id}, seat={self.seat})"
@@ -235,14 +242,18 @@ class Conn:
     def send(self, text: str) -> None:
         if self.closed:
             return
+        if type(text) is Welcome:
+            self.welcomed = True
+        direct = self.direct
+        if direct is not None and not self._queue and self._sending_since is None and direct(text):
+            METRICS.send_lag_ms.append(0.0)
+            return
         if len(self._queue) >= MAX_PENDING:
             log.warning("%r does not read its frames: closing it", self)
             self.close(CLOSE_NOT_READING, "not reading", drop=True)
             return
         self._queue.append((text, time.perf_counter()))
         self._ready.set()
-        if type(text) is Welcome:
-            self.welcomed = True
 
     def error(self, code: str, message: str, answer: int | str | None = None) -> None:
         """An ``error`` frame (``code``: an :class:`~slapjack.protocol.ErrorCode`);

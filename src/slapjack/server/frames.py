@@ -1,10 +1,11 @@
 """The frames a room sends, built with the protocol's encoders
 (:mod:`slapjack.protocol.encode`; docs/protocol.md).
 
-An ``update`` differs from socket to socket of one seat only by its ``seq``:
-the events and the room's status are encoded once per change, a view once per
-seat (and once for all spectators), and every socket's frame is its own
-``seq`` in front of that shared body.
+An ``update`` differs from socket to socket of one seat only by its ``seq``,
+and from seat to seat only by the view's ``seat`` (every seat sees the same
+public facts): the events, the room's status and the view are encoded once
+per change, each seat's body is those parts with its seat number, and every
+socket's frame is its own ``seq`` in front of its seat's body.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from slapjack.protocol import (
     SeatInfo,
     dumps,
     events_json,
+    seat_view,
     update_body,
     update_frame,
-    view_json,
+    view_parts,
 )
 
 from .connection import Conn
@@ -30,17 +32,18 @@ if TYPE_CHECKING:
 
 def updates(room: Room, events: list[Event]) -> list[tuple[Conn, str]]:
     """One ``update`` frame per socket of ``room``: ``events``, its seat's view,
-    the room's status (each view encoded once per seat)."""
+    the room's status (the view encoded once for all seats)."""
     game = room.table.game if room.table is not None and room.status != "waiting" else None
     events_text = events_json(events)
     room_text = dumps(room_status(room))
+    parts = view_parts(observe(game, None), game.flips) if game is not None else None
     bodies: dict[int | None, str] = {}
     out: list[tuple[Conn, str]] = []
     for conn in room.conns:
         seat = conn.seat
         body = bodies.get(seat)
         if body is None:
-            view = view_json(observe(game, seat), game.flips) if game is not None else "null"
+            view = seat_view(parts, seat) if parts is not None else "null"
             body = bodies[seat] = update_body(events_text, view, room_text)
         out.append((conn, update_frame(conn.next_seq(), body)))
     return out

@@ -12,6 +12,8 @@ import contextlib
 import ipaddress
 import logging
 import socket
+import struct
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
 
@@ -71,6 +73,66 @@ def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> bool:
             stamps = [v[1] for v in pings.values() if isinstance(v, tuple) and len(v) == 2]
             sent = min(stamps) if stamps else None
     return isinstance(sent, float) and loop.time() - sent > limit_s
+
+
+def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
+    """A function that writes a text frame onto ``ws`` at once, without a task
+    wake-up or the ASGI send path, and says whether it did: under uvicorn's
+    websockets-sansio protocol (the server's default), ``None`` elsewhere.
+
+    It does what that protocol's ``send`` does for a ``websocket.send`` (the
+    frame goes to the transport) and refuses (``False``: the caller queues the
+    frame for the socket's writer task, whose send then waits) whenever that
+    ``send`` would not write at once: the transport's buffer is over its
+    high-water mark (the client is slow or does not read), the close has begun,
+    the connection is gone. Without extensions the frame header is built here
+    (a server's frames are not masked: RFC 6455 5.2); with permessage-deflate
+    the websockets protocol object frames and compresses it."""
+    proto = _ws_protocol(ws)
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+        from websockets.protocol import State
+    except ImportError:  # pragma: no cover - uvicorn without websockets
+        return None
+    if type(proto) is not WebSocketsSansIOProtocol:
+        return None
+    wsconn = proto.conn
+    writable = proto.writable
+    transport = proto.transport
+    plain = not wsconn.extensions
+    open_ = State.OPEN
+
+    def write(text: str) -> bool:
+        if (
+            proto.close_sent
+            or proto.disconnected
+            or not writable.is_set()
+            or wsconn.state is not open_
+            or transport.is_closing()
+        ):
+            return False
+        data = text.encode()
+        try:
+            if plain:
+                transport.write(_text_header(len(data)) + data)
+            else:
+                wsconn.send_text(data)
+                transport.write(b"".join(wsconn.data_to_send()))
+        except Exception as exc:  # the writer task's send meets it again and ends the socket
+            log.debug("direct write failed: %s", exc)
+            return False
+        return True
+
+    return write
+
+
+def _text_header(n: int) -> bytes:
+    """The header of an unmasked, final text frame of ``n`` bytes (RFC 6455 5.2)."""
+    if n < 126:
+        return bytes((0x81, n))
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n)
+    return struct.pack("!BBQ", 0x81, 127, n)
 
 
 def _abort(ws: WebSocket) -> None:
@@ -151,6 +213,7 @@ async def serve_socket(
         control_rate=lim.control_per_second,
         control_burst=lim.control_burst,
     )
+    conn.direct = direct_writer(ws)
     writer = asyncio.create_task(conn.writer())
     pings = pinger if pinger is not None else Pinger()
     pings.add(room, conn, partial(not_reading, conn, ws, lim.not_reading_s), partial(_abort, ws))

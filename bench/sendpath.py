@@ -1,0 +1,233 @@
+"""The server's CPU per frame on its socket path alone (issue 14): frames
+queued on :class:`~slapjack.server.connection.Conn` and written to real
+WebSockets, their answers read back, with no room, referee or store.
+
+A server process (uvicorn with ``slapjack serve``'s settings: uvloop,
+websockets-sansio, no permessage-deflate) holds ``--sockets`` sockets, each a
+``Conn`` set up as :func:`slapjack.server.sockets.serve_socket` sets it up
+(its writer task, and the direct write where the tree has one); a timer
+every 10 ms sends each socket its frames (``--rate`` a second, ``--burst``
+at a time, as a room's update and a ping come together), each about
+``--bytes`` long. A client process (picows) answers every frame with a
+small text frame, which the server reads with ``ws.receive()`` as
+``serve_socket`` does (``--no-answer``: it answers nothing). The server
+counts its own CPU time (``getrusage``) over ``--seconds`` after every socket
+is connected, so the figure is robust to a busy machine; the client's
+counts show that every frame arrived.
+
+    .venv/bin/python bench/sendpath.py --sockets 2000 --seconds 10
+    # before/after in one sitting: the old tree on PYTHONPATH (the server imports it)
+    PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --sockets 2000 --seconds 10
+
+The server runs under ``taskset -c 0`` and the client under ``taskset -c 1``
+(``--no-pin``: neither).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from typing import Any
+
+FRAME_TICK_S = 0.01
+
+
+def rusage_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+# ---------------------------------------------------------------- the server
+
+
+def serve(args: argparse.Namespace) -> None:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket
+
+    from slapjack.commands.serve import server_config
+    from slapjack.server import sockets
+    from slapjack.server.connection import Conn
+
+    direct_writer = getattr(sockets, "direct_writer", None)
+    conns: list[Conn] = []
+    received = [0]
+    result: dict[str, Any] = {"direct": direct_writer is not None}
+    body = '{"type":"update","seq":%d,"pad":"' + "x" * max(0, args.bytes - 40) + '"}'
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        conn = Conn(ws)
+        if direct_writer is not None:
+            conn.direct = direct_writer(ws)
+        writer = asyncio.create_task(conn.writer())
+        conns.append(conn)
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                received[0] += 1
+        finally:
+            conn.close(1000)
+            await asyncio.wait_for(writer, 2.0)
+
+    async def fan_out() -> None:
+        while not server.started:
+            await asyncio.sleep(0.05)
+        print(json.dumps({"ready": True}), flush=True)
+        while len(conns) < args.sockets:
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(2.0)
+        period = args.burst / args.rate  # seconds between one socket's bursts
+        slots = max(1, round(period / FRAME_TICK_S))
+        seq = 0
+        t0 = time.perf_counter()
+        cpu0 = rusage_s()
+        got0 = received[0]
+        sent = 0
+        tick = 0
+        next_at = t0
+        while time.perf_counter() - t0 < args.seconds:
+            for conn in conns[tick % slots :: slots]:
+                for _ in range(args.burst):
+                    seq += 1
+                    conn.send(body % seq)
+                    sent += 1
+            tick += 1
+            next_at += FRAME_TICK_S
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        wall = time.perf_counter() - t0
+        cpu = rusage_s() - cpu0
+        got = received[0] - got0
+        result.update(
+            sockets=len(conns),
+            seconds=round(wall, 2),
+            sent=sent,
+            received=got,
+            cpu_s=round(cpu, 3),
+            cpu_pct=round(100 * cpu / wall, 1),
+            us_per_frame_sent=round(1e6 * cpu / max(sent, 1), 2),
+            us_per_frame_both=round(1e6 * cpu / max(sent + got, 1), 2),
+        )
+        print(json.dumps(result), flush=True)
+        await asyncio.sleep(1.0)
+        server.should_exit = True
+
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    config = server_config(app, "warning")
+    config.host, config.port = "127.0.0.1", args.port
+    config.lifespan = "off"
+    server = uvicorn.Server(config)
+
+    async def main() -> None:
+        task = asyncio.create_task(fan_out())
+        await server.serve()
+        task.cancel()
+
+    import uvloop
+
+    uvloop.run(main())
+
+
+# ---------------------------------------------------------------- the client
+
+
+def client(args: argparse.Namespace) -> None:
+    import uvloop
+    from picows import WSListener, WSMsgType, ws_connect
+
+    stats = {"frames": 0, "closed": 0}
+    answer = b'{"v":1,"type":"pong","id":1,"client_time":1.0}'
+
+    class Listener(WSListener):  # type: ignore[misc]
+        def on_ws_frame(self, transport: Any, frame: Any) -> None:
+            if frame.msg_type == WSMsgType.TEXT:
+                stats["frames"] += 1
+                if args.answer:
+                    transport.send(WSMsgType.TEXT, answer)
+            elif frame.msg_type == WSMsgType.CLOSE:
+                transport.send_close(frame.get_close_code())
+                transport.disconnect()
+
+        def on_ws_disconnected(self, transport: Any) -> None:
+            stats["closed"] += 1
+
+    async def main() -> None:
+        url = f"ws://127.0.0.1:{args.port}/ws"
+        pending = []
+        for i in range(args.sockets):
+            pending.append(
+                asyncio.create_task(ws_connect(Listener, url, websocket_handshake_timeout=60))
+            )
+            if i % 50 == 49:
+                await asyncio.sleep(0.1)
+        await asyncio.gather(*pending)
+        while stats["closed"] < args.sockets:
+            await asyncio.sleep(0.2)
+        print(json.dumps({"client_frames": stats["frames"]}), flush=True)
+
+    uvloop.run(main())
+
+
+# ---------------------------------------------------------------- the driver
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--sockets", type=int, default=2000)
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--rate", type=float, default=2.0, help="frames a second per socket")
+    p.add_argument("--burst", type=int, default=1, help="frames sent to a socket at once")
+    p.add_argument("--bytes", type=int, default=300, help="length of a frame")
+    p.add_argument("--no-answer", dest="answer", action="store_false")
+    p.add_argument("--no-pin", dest="pin", action="store_false")
+    p.add_argument("--role", choices=["driver", "server", "client"], default="driver")
+    p.add_argument("--port", type=int, default=0)
+    args = p.parse_args()
+    if args.role == "server":
+        serve(args)
+        return
+    if args.role == "client":
+        client(args)
+        return
+    port = free_port()
+    base = [sys.executable, __file__, *sys.argv[1:], "--port", str(port), "--role"]
+    taskset = shutil.which("taskset") if args.pin else None
+    pin = (lambda cpu: [taskset, "-c", cpu]) if taskset else (lambda cpu: [])
+    env = dict(os.environ)
+    server = subprocess.Popen([*pin("0"), *base, "server"], stdout=subprocess.PIPE, env=env)
+    assert server.stdout is not None
+    if b"ready" not in server.stdout.readline():
+        raise SystemExit("the server did not start")
+    clients = subprocess.Popen([*pin("1"), *base, "client"], stdout=subprocess.PIPE, env=env)
+    try:
+        out, _ = server.communicate(timeout=120 + args.seconds)
+        cout, _ = clients.communicate(timeout=30)
+    finally:
+        for proc in (server, clients):
+            if proc.poll() is None:
+                proc.kill()
+    result = json.loads(out.decode().strip().splitlines()[-1])
+    result.update(json.loads(cout.decode().strip().splitlines()[-1]))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

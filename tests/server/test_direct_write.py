@@ -1,0 +1,137 @@
+"""Frames written straight onto uvicorn's protocol (:func:`direct_writer`):
+the same bytes a client reads as through the ASGI send, in order with the
+frames the writer task sends, and queued while the transport is paused."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+import websockets
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+
+from slapjack.server.connection import Conn
+from slapjack.server.sockets import _text_header, _ws_protocol, direct_writer
+
+from .conftest import free_port
+
+SIZES = [0, 1, 125, 126, 127, 65535, 65536, 70000, 3]
+
+
+def texts(prefix: str) -> list[str]:
+    return [(prefix + "é" * n)[: max(n, len(prefix))] for n in SIZES]
+
+
+@pytest.mark.parametrize(
+    ("n", "header"),
+    [
+        (0, b"\x81\x00"),
+        (125, b"\x81\x7d"),
+        (126, b"\x81\x7e\x00\x7e"),
+        (65535, b"\x81\x7e\xff\xff"),
+        (65536, b"\x81\x7f\x00\x00\x00\x00\x00\x01\x00\x00"),
+    ],
+)
+def test_text_header(n: int, header: bytes) -> None:
+    assert _text_header(n) == header
+
+
+class Probe:
+    """What the test app saw: was the direct path there, how many frames went which way."""
+
+    def __init__(self) -> None:
+        self.direct: bool | None = None
+        self.direct_sent = 0
+        self.queued_sent = 0
+
+
+def app(probe: Probe) -> Starlette:
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        conn = Conn(ws)
+        direct = direct_writer(ws)
+        probe.direct = direct is not None
+        if direct is not None:
+
+            def counted(text: str) -> bool:
+                ok = direct(text)
+                probe.direct_sent += ok
+                return ok
+
+            conn.direct = counted
+        writer = asyncio.create_task(conn.writer())
+        for text in texts("a"):
+            conn.send(text)
+        proto = _ws_protocol(ws)
+        proto.pause_writing()  # as the transport does over its high-water mark
+        for text in texts("b"):
+            conn.send(text)
+        probe.queued_sent = len(conn._queue)
+        await asyncio.sleep(0.05)
+        assert conn.waiting_s() > 0.0  # the not-reading check sees the frames wait
+        proto.resume_writing()
+        await asyncio.sleep(0.05)
+        for text in texts("c"):
+            conn.send(text)
+        conn.close(4001, "done")
+        await writer
+
+    return Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+
+
+@contextlib.contextmanager
+def serve(probe: Probe, **config: Any) -> Iterator[str]:
+    port = free_port()
+    config.setdefault("ws", "websockets-sansio")
+    server = uvicorn.Server(
+        uvicorn.Config(app(probe), host="127.0.0.1", port=port, log_level="warning", **config)
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive()
+        time.sleep(0.02)
+    try:
+        yield f"ws://127.0.0.1:{port}/ws"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+async def read_all(ws: Any) -> list[str]:
+    got: list[str] = []
+    with contextlib.suppress(websockets.ConnectionClosed):
+        async for text in ws:
+            got.append(text)
+    return got
+
+
+@pytest.mark.parametrize("deflate", [False, True])
+async def test_direct_frames_arrive_whole_and_in_order(deflate: bool) -> None:
+    probe = Probe()
+    with serve(probe, ws_per_message_deflate=deflate) as url:
+        async with websockets.connect(url, max_size=None) as ws:
+            got = await read_all(ws)
+            assert ws.close_code == 4001 and ws.close_reason == "done"
+    assert got == texts("a") + texts("b") + texts("c")
+    assert probe.direct is True
+    # a's and c's went straight to the transport, b's waited for the writer task
+    assert probe.direct_sent == 2 * len(SIZES)
+    assert probe.queued_sent == len(SIZES)
+
+
+async def test_no_direct_path_under_other_servers() -> None:
+    probe = Probe()
+    with serve(probe, ws="wsproto") as url:
+        async with websockets.connect(url, max_size=None) as ws:
+            await read_all(ws)
+    assert probe.direct is False
