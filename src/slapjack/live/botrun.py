@@ -92,6 +92,7 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     timing = live.timing
     say_it, call_wait = live._say_it, timing.call_wait_ms
     pace = timing.bot_pace  # no humans: never the bots-only pace
+    paced = pace != 1.0
     race_ms = timing.irish_timeout_ms if live._irish else timing.jack_timeout_ms
     most = timing.max_bot_flip_ms
     turn_ms = timing.turn_ms
@@ -135,25 +136,58 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                     waits[seat] = (at + call_wait, reaction)
                 after(at)
                 continue
-            t = int(at - origin)
-            gt = game.t
-            events = do_slap(seat, reaction, call, t if t > gt else gt)
-            if events:
-                out += events
-                slaps_in = live._round_slaps = live._round_slaps + 1
-                if live._first_slap is None:
-                    live._first_slap = at
-                    if local:  # (LiveTable._race_deadline)
-                        due = live._race_opened + race_ms
-                        if not irish and at + window < due:
-                            due = at + window
-                        live._race_at = due
-                    else:
-                        live._race_at = race_deadline()
-                among = game.reslap_among  # each seat that may slap, once a round
-                if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
-                    _close(live, delays, learn, at)
-                    continue
+            # a slap in the open race; then the next bot's, and so on, while it is
+            # what is due next (before the race closes, the time limit and ``until``)
+            closed = False
+            while True:
+                t = int(at - origin)
+                gt = game.t
+                events = do_slap(seat, reaction, call, t if t > gt else gt)
+                if events:
+                    out += events
+                    slaps_in = live._round_slaps = live._round_slaps + 1
+                    if live._first_slap is None:
+                        live._first_slap = at
+                        if local:  # (LiveTable._race_deadline)
+                            due = live._race_opened + race_ms
+                            if not irish and at + window < due:
+                                due = at + window
+                            live._race_at = due
+                        else:
+                            live._race_at = race_deadline()
+                    among = game.reslap_among  # each seat that may slap, once a round
+                    if slaps_in >= (len(among) if among is not None else n - is_out.count(True)):
+                        _close(live, delays, learn, at)
+                        closed = True
+                        break
+                if waits or game.over or not bot_slaps or say_it:
+                    break
+                first, seat, claimed, call = bot_slaps[0]
+                due = live._race_at
+                if (
+                    due < first
+                    or due == inf
+                    or first > until
+                    or live._limit_at < first
+                    or is_out[seat]
+                    or not game.race_open
+                ):
+                    break
+                # (as the outer loop's step after this slap would leave them)
+                live._turn_at = live._deadlock_at = inf
+                live._turn_key = None
+                del bot_slaps[0]
+                at = first
+                if local:
+                    reaction = claimed + false_start if claimed < floor else claimed
+                else:
+                    reaction = real(bound(seat, game.flips, claimed, 0.0, claimed, at))
+                    reaction = reaction if reaction > 0.0 else 0.0
+                if most_ms < reaction:
+                    reaction = most_ms
+                call = call or seat in called
+            if closed:
+                continue
             # what is due next (LiveTable._after and _next_due) in the race still open
             if waits or game.over:
                 after(at)
@@ -184,7 +218,8 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
         # a bot's turn is due: it flips (LiveTable._fire, _flip and _flipped);
         # and so on, without leaving this loop, while the cards come that no bot
         # could slap (what the outer loop would store for each is stored once, at the end)
-        cue = live._cue
+        # (each flip here is a fresh cue: the cue count is the table's plus the flips)
+        cue = live._cue - game.flips
         hold = live._hold_until
         limit_at = live._limit_at
         stop = until if until < limit_at else limit_at  # a later turn waits for the outer loop
@@ -194,15 +229,17 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             waits.clear()
         if called:
             called.clear()
+        t = int(at - origin)
+        if t < game.t:
+            t = game.t
+        start = at if at > hold else hold
+        asked = False  # the bots' reactions to the last card flipped are in bot_slaps
         while True:
-            t = int(at - origin)
-            gt = game.t
-            out += do_flip(on_turn, t if t > gt else gt)
+            out += do_flip(on_turn, t)
             turn = game.turn
             racing = game.race_open
-            cue += 1
             if turn is None and (game.over or not racing):  # (a flip leaves no reslap open)
-                live._cue = cue - 1
+                live._cue = cue + game.flips - 1
                 live._turn_at = inf
                 live._turn_key = None
                 flipped(at)
@@ -224,16 +261,37 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
             delay = delays[turn]() + 0.0  # (a float)
             if not delay >= 0.0:  # also nan
                 delay = 0.0
-            if pace != 1.0:
+            if paced:
                 delay *= pace
-            due = (at if at > hold else hold) + (delay if delay < most else most)
-            if want or due > stop or game.flips == cap:
+            due = start + (delay if delay < most else most)
+            if due > stop or game.flips == cap:
                 break
-            at, on_turn = due, turn  # the common case: a card nobody could slap
+            if want:
+                # a card some bot might slap: their reactions now (below, Seating.reactions);
+                # if none slaps, the next turn is still what is due next
+                called_rank = game.top_call
+                for s, react in deciders:
+                    if is_out[s]:
+                        continue
+                    intent = react(top, called_rank, rules)
+                    if intent is not None:
+                        reaction = real(intent.reaction_ms)
+                        if 0.0 <= reaction <= flinch_ms:  # also drops nan
+                            bot_slaps.append((at + reaction, s, reaction, bool(intent.call)))
+                if bot_slaps:
+                    asked = True
+                    break
+            # the common case: a card nobody could slap. Its turn's due time is
+            # not before the hold (nor before this flip)
+            at = start = due
+            on_turn = turn
+            t_next = int(at - origin)
+            if t_next > t:  # (t is the game's time now)
+                t = t_next
         if turn is None and not racing:
             continue
         called_rank = game.top_call
-        live._cue = cue
+        live._cue = cue + game.flips
         live._cue_shown = at
         if racing:
             # a race opens (LiveTable._show and _after): its clock runs from now
@@ -251,7 +309,9 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
                 continue
             limit = flinch_ms
         # then the bots' reactions to the card, if any bot could slap it (Seating.reactions)
-        if want:
+        if asked:
+            bot_slaps.sort()
+        elif want:
             slaps = []
             for s, react in deciders:
                 if is_out[s]:
