@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple, cast
 
-from slapjack.core import Rules
+from slapjack.bots.base import FastBot, SlapIntent
+from slapjack.core import Card, Rules
 from slapjack.core.game import MAX_REACTION_MS
 from slapjack.core.timing import FALSE_START_OFFSET_MS
 
@@ -34,30 +35,51 @@ INF: Final = math.inf
 _BOT, _RACE, _TURN, _LIMIT = 0, 2, 4, 5  # the table's deadline kinds (see table.py)
 
 
-def bots_only(live: LiveTable) -> list[Callable[[], float]] | None:
-    """The seats' flip-delay draws, if :func:`run_bots` may run ``live``; else ``None``."""
+class Plan(NamedTuple):
+    """What :func:`run_bots` asks of a table's bots, gathered once."""
+
+    delays: list[Callable[[], float]]
+    """Each seat's flip-delay draw, by seat."""
+    deciders: list[tuple[int, Callable[[Card, int | None, Rules], SlapIntent | None]]]
+    """Each seat's decision on a new card, in the order ``Seating.reactions`` asks them."""
+    learn: bool
+    """Some bot learns from the table (``notice``)."""
+    keys: tuple[object, ...]
+    """Each bot's ``decision_key`` (``None`` for a bot without one)."""
+
+
+def bots_only(live: LiveTable) -> Plan | None:
+    """What :func:`run_bots` needs of the seats, if it may run ``live``; else ``None``."""
     seating = live.seating
     if not live._auto_shown or live.timing.tempo == "fixed" or seating.has_humans or live._grace:
         return None
     fast = seating.fast
     if len(seating.bots) != len(fast):
         return None
-    delays: list[Callable[[], float]] = []
-    for f in fast:
+    # (n bots on n seats: every seat has one)
+    deciders: list[tuple[int, Callable[[Card, int | None, Rules], SlapIntent | None]]] = []
+    keys: list[object] = []
+    learn = False
+    for s, bot in seating.bots.items():
+        f = fast[s]
         if f is None:
             return None
-        delays.append(f.next_flip_delay_ms)
-    return delays
+        if f:
+            deciders.append((s, f.react_card))
+        keys.append(getattr(bot, "decision_key", None))
+        if not learn and getattr(bot, "notice", None) is not None:
+            learn = True
+    delays: list[Callable[[], float]] = [cast(FastBot, f).next_flip_delay_ms for f in fast]
+    return Plan(delays, deciders, learn, tuple(keys))
 
 
 _INTEREST: dict[tuple[int, tuple[object, ...]], tuple[Rules, list[bool | None]]] = {}
 
 
-def _interest(live: LiveTable) -> list[bool | None]:
+def _interest(live: LiveTable, keys: tuple[object, ...]) -> list[bool | None]:
     r"""``interest[rank * 14 + call + 1]`` (call 0: none): could any bot slap this
     card? (``Seating.wanted``.) Filled as cards come; shared by the tables whose
     bots have equal ``decision_key``\ s (they answer ``might_slap`` alike) and rules."""
-    keys = tuple(getattr(b, "decision_key", None) for b in live.seating.bots.values())
     if None in keys:
         return [None] * (13 * 14)
     rules = live.rules
@@ -69,8 +91,9 @@ def _interest(live: LiveTable) -> list[bool | None]:
     return entry[1]
 
 
-def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, cap: int) -> None:
+def run_bots(live: LiveTable, plan: Plan, until: float, cap: int) -> None:
     """``live.run(until, max_flips=cap)`` for a table :func:`bots_only` accepted."""
+    delays, deciders, learn, keys = plan
     game = live.game
     rules = live.rules
     centre, is_out = game.centre, game.is_out
@@ -84,9 +107,6 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
         floor, window = referee._floor, referee._window
     false_start = FALSE_START_OFFSET_MS
     wanted = live.seating.wanted
-    # each bot's decision on a new card, in the order Seating.reactions asks them
-    fast = live.seating.fast
-    deciders = [(s, f.react_card) for s, f in ((s, fast[s]) for s in live.seating.bots) if f]
     out, bot_slaps, waits, called = live._out, live._bot_slaps, live._waits, live._called
     origin = live._origin
     timing = live.timing
@@ -98,13 +118,12 @@ def run_bots(live: LiveTable, delays: list[Callable[[], float]], until: float, c
     turn_ms = timing.turn_ms
     if turn_ms and turn_ms < most:
         most = turn_ms
-    interest = _interest(live)
+    interest = _interest(live, keys)
     irish = live._irish
     n = game.n
     race_deadline = live._race_deadline
     inf, bot_kind, race_kind, turn_kind, limit_kind = INF, _BOT, _RACE, _TURN, _LIMIT
     flinch_ms, most_ms, real = BOT_FLINCH_LIMIT_MS, MAX_REACTION_MS, float
-    learn = any(getattr(b, "notice", None) is not None for b in live.seating.bots.values())
     while not game.over and game.flips != cap:
         at, kind = live._due
         if at > until or at == inf:
