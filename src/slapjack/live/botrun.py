@@ -4,10 +4,12 @@
 every seat is a :class:`~slapjack.bots.FastBot`, shown each cue the moment it
 is turned and flipping on its bots' delays, to :func:`run_bots`. The loop does
 the common steps itself: a bot flips (a card nobody could slap costs one
-look-up in an interest table, and a run of such cards stays in one step), a
-race opens and the bots' reactions are asked from the card alone, a bot's slap
-is applied, a race of bots that do not learn closes, and what is due next (the
-open race, the next turn) is set. It makes the same state changes, the same random
+look-up in an interest table, and a run of such cards, or of cards some bot
+might slap but none does, stays in one step), a race opens and the bots'
+reactions are asked from the card alone, a bot's slap is applied (and the
+race's next ones in the same step, while nothing else is due before them), a
+race of bots that do not learn closes, and what is due next (the open race,
+the next turn) is set. It makes the same state changes, the same random
 draws in the same order and the same events as the general path
 (``LiveTable._fire``), which it calls for everything else (a reslap round, a
 say-it wait, a learning bot's race, a deadlock, the time limit).
