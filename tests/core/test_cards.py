@@ -78,3 +78,17 @@ def test_parse_deck_missing_duplicate_unknown() -> None:
         parse_deck(["ZZ", *names[1:]])
     with pytest.raises(CardError, match="53"):
         check_deck([*FULL_DECK, 0])
+
+
+def test_check_deck_takes_any_full_deck_and_names_what_is_wrong_with_the_rest() -> None:
+    # a full deck in any order passes at once (one set comparison) ...
+    deck = list(reversed(FULL_DECK))
+    assert check_deck(deck) == tuple(deck)
+    assert check_deck(tuple(FULL_DECK)) == FULL_DECK
+    # ... anything else gets the card-by-card check and its error
+    with pytest.raises(CardError, match="duplicate card 2C"):
+        check_deck([4, *FULL_DECK[:-1]])
+    with pytest.raises(TypeError):  # an unhashable card, after the cards before it
+        check_deck([[0], *FULL_DECK[1:]])
+    with pytest.raises(CardError, match="duplicate card AC"):  # the duplicate comes first
+        check_deck([0, 0, [1], *FULL_DECK[3:]])

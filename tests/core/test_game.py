@@ -842,3 +842,35 @@ def test_ranking_slapjack_still_in_by_stack_then_out_latest_first() -> None:
     g.slap(1, 100)  # out: no card
     g.slap(0, 100)  # out: no card
     assert g.out_order == [1, 0] and g.ranking() == [3, 2, 0, 1]
+
+
+@pytest.mark.parametrize("preset", ["classic", "irish-snap"])
+def test_flip_events_are_shared_values_equal_to_fresh_ones(preset: str) -> None:
+    rules = Rules.from_options({"preset": preset})
+    deck = list(FULL_DECK)
+    games = [Game(rules, ["A", "B", "C"], deck) for _ in range(2)]
+    for _ in range(12):
+        a, b = (g.flip(g.turn or 0, 0) for g in games)
+        assert a == b and type(a[0]) is Flipped
+        assert a[0] is b[0]  # one event per seat and card (and call), made once
+        ev = a[0]
+        assert isinstance(ev, Flipped)
+        fresh = Flipped(ev.seat, ev.card, ev.call, ev.match)
+        assert ev == fresh and repr(ev) == repr(fresh)
+        for g in games:
+            if g.race_open:
+                g.settle(True, 0)
+
+
+def test_a_deck_of_other_than_plain_ints_keeps_its_own_flip_events() -> None:
+    # True is card 1 to a set (True == 1), so it passes as a deck; its flip must
+    # show True, not a shared event made for the int 1
+    deck: list[Any] = list(FULL_DECK)
+    deck[0], deck[1] = deck[1], deck[0]  # seat 0 flips card 1 first
+    plain = Game(Rules(), ["A", "B"], deck)
+    assert plain.flip(0, 0)[0] == Flipped(0, 1)
+    odd = list(deck)
+    odd[0] = True
+    game = Game(Rules(), ["A", "B"], odd)
+    ev = game.flip(0, 0)[0]
+    assert isinstance(ev, Flipped) and ev.card is True

@@ -27,6 +27,7 @@ KING: Final = 12
 DECK_SIZE: Final = 52
 
 FULL_DECK: Final[tuple[Card, ...]] = tuple(range(DECK_SIZE))
+_FULL_SET: Final = frozenset(FULL_DECK)
 
 _BY_NAME: Final[dict[str, Card]] = {RANKS[c >> 2] + SUITS[c & 3]: c for c in range(DECK_SIZE)}
 
@@ -79,6 +80,11 @@ def check_deck(cards: Sequence[Card]) -> tuple[Card, ...]:
     """Return the deck as a tuple if it holds the 52 cards exactly once each."""
     if len(cards) != DECK_SIZE:
         raise CardError(f"a deck has 52 cards, this one has {len(cards)}")
+    try:  # the common case at once: 52 cards, each of the deck once
+        if set(cards) == _FULL_SET:
+            return tuple(cards)
+    except TypeError:  # an unhashable card: the loop below says where
+        pass
     seen: set[Card] = set()
     for c in cards:
         if c in seen:

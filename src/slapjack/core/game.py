@@ -44,6 +44,30 @@ MAX_NAME_LENGTH: Final = 40
 MAX_REACTION_MS: Final = 600_000.0
 
 
+_FLIPPED: list[list[Flipped | None]] = []
+"""Slapjack's :class:`Flipped` events by seat and card (Irish Snap's by seat and
+``call * 52 + card``, in ``_FLIPPED_CALLED``). An event is an immutable value,
+so one of each, made when first needed, serves every flip that shows it."""
+_FLIPPED_CALLED: list[list[Flipped | None]] = []
+
+
+def _flipped_rows(
+    n: int, deck: tuple[Card, ...]
+) -> tuple[list[list[Flipped | None]], list[list[Flipped | None]]]:
+    """The rows of flip events for a game of ``n`` seats: the shared ones for a
+    deck of plain ints, else the game's own (so ``True`` never shows as ``1``)."""
+    if set(map(type, deck)) != _INT:
+        own: list[list[Flipped | None]] = [[None] * DECK_SIZE for _ in range(n)]
+        return own, [[None] * (DECK_SIZE * 13) for _ in range(n)]
+    while len(_FLIPPED) < n:
+        _FLIPPED.append([None] * DECK_SIZE)
+        _FLIPPED_CALLED.append([None] * (DECK_SIZE * 13))
+    return _FLIPPED, _FLIPPED_CALLED
+
+
+_INT: Final = {int}
+
+
 class Game:
     """A live game: rules, seats, stacks, the centre pile and whose turn it is.
 
@@ -54,6 +78,8 @@ class Game:
     """
 
     __slots__ = (
+        "_flipped",
+        "_flipped_called",
         "_irish",
         "_slapjack_empty_until_turn",
         "centre",
@@ -89,6 +115,7 @@ class Game:
         self.deck: Final[tuple[Card, ...]] = check_deck(deck)
         n = len(self.players)
         self.n: Final = n
+        self._flipped, self._flipped_called = _flipped_rows(n, self.deck)
         self._irish: Final = rules.is_irish
         self._slapjack_empty_until_turn: Final = (
             not rules.is_irish and rules.empty_stack is EmptyStack.UNTIL_TURN
@@ -281,24 +308,39 @@ class Game:
         self.t = t
         self.version += 1
         self.flips += 1
-        stack = self.stacks[seat]
+        stacks = self.stacks
+        stack = stacks[seat]
         card = stack.popleft()
         self.centre.append(card)
         self.slapped.clear()
         self.last_flipper = seat
         if not self._irish:
+            row = self._flipped[seat]
+            flipped = row[card]
+            if flipped is None:
+                flipped = row[card] = Flipped(seat, card)
             if card >> 2 == JACK:
-                ev: list[Event] = [Flipped(seat, card)]
                 self._open_race(seat)
-                return ev
-            events: list[Event] = [Flipped(seat, card)]
-            self._set_turn_from(seat + 1, events)
+                return [flipped]
+            events: list[Event] = [flipped]
+            # the next seat, if it can flip (the common case of _set_turn_from)
+            after = seat + 1
+            if after == self.n:
+                after = 0
+            if stacks[after] and not self.is_out[after]:
+                self.pending_from = self.turn = after
+            else:
+                self._set_turn_from(after, events)
             return events
         call = self.next_call
         self.top_call = call
         self.next_call = (call + 1) % 13
         match = card >> 2 == call
-        events = [Flipped(seat, card, call, match)]
+        row = self._flipped_called[seat]
+        flipped = row[call * DECK_SIZE + card]
+        if flipped is None:
+            flipped = row[call * DECK_SIZE + card] = Flipped(seat, card, call, match)
+        events = [flipped]
         if not stack and self.rules.irish_goal is IrishGoal.AVOID_LAST:
             self._finish(seat, events)
             if self.over:

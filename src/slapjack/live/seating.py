@@ -79,32 +79,38 @@ class Seating:
         people: Collection[int] | None = None,
     ) -> None:
         n = len(levels)
-        given = dict(bots or {})
+        given = dict(bots) if bots else {}
         lv = list(levels)
+        fast: list[FastBot | None] = [None] * n
+        known_fast = _FAST_TYPES
         for s, bot in given.items():
             if not 0 <= s < n:
                 raise ValueError(f"no seat {s} for a bot")
             lv[s] = bot.level
+            known = known_fast.get(type(bot))  # (_fast, inline)
+            if known is None:
+                fast[s] = _fast(bot)
+            elif known:
+                fast[s] = cast(FastBot, bot)
         self.rules = rules
         self.levels = lv
-        self.has_humans = any(level is None for level in lv)
+        self.has_humans = None in lv
         self._people = frozenset(
             people if people is not None else (s for s in range(n) if lv[s] is None)
         )
         self.covered = [False] * n
         self.cover_level = cover_level
         self.bots: dict[int, Bot] = given
-        self.fast: list[FastBot | None] = [None] * n
-        for s, bot in given.items():
-            self.fast[s] = _fast(bot)
+        self.fast = fast
         self._factory = bot_factory or _default_factory
         self._bot_seed = bot_seed
         self._game_no = game_no
         self._interest: list[bool | None] | None = None
         self._learners: list[Bot] | None = None
-        for s in range(n):
-            if lv[s] is not None and s not in given:
-                self.controller(s)
+        if len(given) < n:
+            for s in range(n):
+                if lv[s] is not None and s not in given:
+                    self.controller(s)
 
     # ------------------------------------------------------------- who plays
 

@@ -204,9 +204,9 @@ class LiveTable:
         is over, ``max_flips`` cards have been flipped, or nothing is due."""
         game = self.game
         cap = max_flips if max_flips is not None else -1
-        delays = bots_only(self)  # a table of bots only: the loop of .botrun
-        if delays is not None:
-            return run_bots(self, delays, until, cap)
+        plan = bots_only(self)  # a table of bots only: the loop of .botrun
+        if plan is not None:
+            return run_bots(self, plan, until, cap)
         fire = self._fire
         while not game.over and game.flips != cap:
             at, kind = self._due

@@ -7,6 +7,7 @@ The simulator's results and the terminal game's end screen both count with a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import filterfalse
 
 from slapjack.core import Event
 from slapjack.core.events import (
@@ -21,7 +22,10 @@ from slapjack.core.events import (
     TimeIsUp,
     WrongSlap,
 )
-from slapjack.core.timing import is_false_start
+from slapjack.core.timing import FALSE_START_OFFSET_MS
+
+_is_flipped = Flipped.__instancecheck__
+"""Most events are flips, which count for nothing: they are passed over in C."""
 
 
 class Tally:
@@ -64,15 +68,14 @@ class Tally:
         self.time_up = False
 
     def count(self, events: Iterable[Event]) -> None:
-        for ev in events:
+        false_start = FALSE_START_OFFSET_MS
+        for ev in filterfalse(_is_flipped, events):
             kind = type(ev)
-            if kind is Flipped:
-                continue
             if kind is Slapped:
                 assert isinstance(ev, Slapped)
                 r = ev.reaction_ms
                 best = self.fastest[ev.seat]
-                if not is_false_start(r) and (best is None or r < best):
+                if not r >= false_start and (best is None or r < best):  # no false start
                     self.fastest[ev.seat] = r
             elif kind is RaceWon:
                 assert isinstance(ev, RaceWon)

@@ -128,7 +128,9 @@ def play_game(
     )
     table = Table.new(rules, names, deck=deck, meta=meta) if keep_record else None
     game = table.game if table is not None else Game(rules, names, deck)
-    players: dict[int, Bot] = {s: (b if fast else _ViewBot(b)) for s, b in enumerate(bots)}
+    players: dict[int, Bot] = (
+        dict(enumerate(bots)) if fast else {s: _ViewBot(b) for s, b in enumerate(bots)}
+    )
     # bots that learn from the table (``matched``) learn from every seat that
     # does not: those stand for people (``human:MS``) or other bots
     people = [s for s, b in enumerate(bots) if getattr(b, "notice", None) is None]
