@@ -350,6 +350,34 @@ async def test_pongs_and_hello_do_not_count_as_game_frames(tmp_path: Path) -> No
         await b.close()
 
 
+async def test_a_frozen_client_may_answer_every_ping_at_once(tmp_path: Path) -> None:
+    """A client that stalled (a frozen page) answers the pings it missed all
+    together: each answers a ping of the server's, so none counts toward the
+    control limit (here 3 at once); pongs that answer nothing still do."""
+    with server(tmp_path, Limits(control_per_second=0.5, control_burst=3)) as live:
+        async with http_from(live, "127.0.0.2") as http:
+            code, (ta, tb) = await two_seats(live, http)
+        a = await Client(live.ws_url, code, ta).connect()
+        b = await Client(live.ws_url, code, tb).connect()
+        pings = lambda c: [f for f in c.frames if f["type"] == "ping"]  # noqa: E731
+        await a.wait(lambda c: len(pings(c)) >= 6, timeout=20)
+        for ping in pings(a):  # six answers at once, twice the burst
+            await a.send({"type": "pong", "id": ping["id"], "client_time": 1.0})
+        await a.act("call", flip_id=99, id=7)  # the socket still answers
+        await a.wait(lambda c: any(e.get("id") == 7 for e in c.errors()))
+        assert a.closed is None
+        assert not any(e["code"] == "rate_limited" for e in a.errors())
+        last = pings(a)[-1]["id"]
+        for _ in range(10):  # answers to no ping: a flood
+            if a.closed is not None:
+                break
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await a.send({"type": "pong", "id": last, "client_time": 1.0})
+        await a.wait(lambda c: c.closed is not None)
+        assert a.closed is not None and a.closed[0] == 1008
+        await b.close()
+
+
 async def test_one_token_on_many_sockets_shares_one_limit(tmp_path: Path) -> None:
     with server(tmp_path, Limits()) as live:
         async with http_from(live, "127.0.0.2") as http:

@@ -226,6 +226,10 @@ class Conn:
         self.seat: int | None = None
         self.greeted = False
         self.welcomed = False
+        self.pinged = 0
+        """The ``id`` of the last ``ping`` sent (the pinger counts them)."""
+        self.ponged = 0
+        """The highest ``ping`` ``id`` a ``pong`` has answered."""
         self.seq = 0
         self.closed = False
         self.close_code: int | None = None

@@ -138,6 +138,7 @@ class Pinger:
                 self._schedule(entry, PING_FIRST_S)
                 continue
             entry.ping_id += 1
+            conn.pinged = entry.ping_id
             now = entry.room.now()
             conn.send(ping_frame(entry.ping_id, round(now, 3)))
             entry.room.on_ping_sent(conn, entry.ping_id, now)

@@ -203,7 +203,8 @@ async def serve_socket(
     :class:`~slapjack.server.pings.Pinger`; ``None``: one of its own).
 
     Each frame counts toward one of the socket's limits: ``hello`` and ``pong``
-    toward ``control`` (``limits.control_*``), everything else (game frames and
+    toward ``control`` (``limits.control_*``; not a ``pong`` that answers a
+    ``ping`` not yet answered), everything else (game frames and
     frames that do not validate) toward ``limit`` (``room.timing.rate_limit``).
     Beyond either the socket gets a ``rate_limited`` error and is closed (1008)."""
     lim = limits or Limits()
@@ -238,7 +239,13 @@ async def serve_socket(
                     refused = refusal(exc)
             control = isinstance(msg, Pong | Hello)
             bucket = conn.control if control else conn.limit
-            flood = not bucket.allow()
+            if isinstance(msg, Pong) and conn.ponged < msg.id <= conn.pinged:
+                # the answer to a ping of ours: never a flood, however many
+                # come at once (a page that froze answers them all together)
+                conn.ponged = msg.id
+                flood = False
+            else:
+                flood = not bucket.allow()
             token = getattr(msg, "token", None) if msg is not None and not control else None
             if not flood and token is not None and tokens is not None:
                 flood = tokens.hit(token) is not None
