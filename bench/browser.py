@@ -113,7 +113,7 @@ def start_server(data: Path, static: Path | None = None) -> tuple[subprocess.Pop
     boot = "from slapjack.cli import main; main()"
     if static is not None:
         boot = (
-            "import pathlib, slapjack.server.app as a; "
+            "import pathlib, slapjack.server.routes.pages as a; "
             f"a.STATIC_DIR = pathlib.Path({str(static)!r}); {boot}"
         )
     cmd = [

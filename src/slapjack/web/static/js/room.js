@@ -13,6 +13,7 @@ import {
   reducedMotion,
   savedName,
   saveKeyBindings,
+  setText,
   saveName,
   saveSeat,
   seatFor,
@@ -385,7 +386,7 @@ function setupTable() {
 function renderAll() {
   const info = state.info;
   if (info) {
-    $("room-name").textContent = info.name || t("room.unnamed", { code });
+    setText($("room-name"), info.name || t("room.unnamed", { code }));
     // The preset, and every house rule the room sets on top of it.
     const extra = Object.entries(info.rules || {})
       .filter(([k]) => k !== "preset")
@@ -398,10 +399,7 @@ function renderAll() {
         return `${t(`opt.${k}`)}: ${t(`opt.${k}.${v}`)}`;
       })
       .filter(Boolean);
-    $("room-rules").textContent = [
-      `${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`,
-      ...extra,
-    ].join(" · ");
+    setText($("room-rules"), [`${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`, ...extra].join(" · "));
     $("rules-link").href = `/rules?preset=${encodeURIComponent(info.preset)}`;
   }
   const seated = state.seat !== null;
@@ -415,7 +413,7 @@ function renderAll() {
   renderClock(room);
   const watching = room ? room.spectators || 0 : 0;
   $("watchers").hidden = watching === 0;
-  $("watchers").textContent = t("room.watchers", { n: watching, count: watching });
+  setText($("watchers"), t("room.watchers", { n: watching, count: watching }));
   $("controls").hidden = !seated || waiting;
   $("result-slot").hidden = waiting;
   $("result-slot").dataset.placeholder = t("room.result_placeholder");
@@ -443,9 +441,7 @@ function tickClock() {
   if (el.hidden || !el.dataset.deadline) return;
   const left = Math.max(0, Number(el.dataset.deadline) - performance.now());
   const secs = Math.ceil(left / 1000);
-  el.textContent = t("room.time_left", {
-    time: `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`,
-  });
+  setText(el, t("room.time_left", { time: `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}` }));
 }
 setInterval(tickClock, 250);
 
@@ -489,7 +485,7 @@ function renderControls(view) {
   if (me === null) return;
   const fixed = !!(state.info && state.info.tempo === "fixed");
   const myTurn = view.turn === me && !view.over && !fixed;
-  $("my-count").textContent = String(view.stacks[me]);
+  setText($("my-count"), view.stacks[me]);
   $("my-stack").classList.toggle("empty", view.stacks[me] === 0);
   const stack = $("my-stack");
   stack.classList.toggle("turn", myTurn);
@@ -501,15 +497,16 @@ function renderControls(view) {
   const out = view.out[me];
   $("slap-btn").disabled = view.over || out;
   $("call-btn").hidden = !(view.rules && sayIt(view));
-  $("flip-hint").textContent = fixed
+  const hint = fixed
     ? t("room.fixed_tempo")
     : myTurn
       ? touchScreen()
         ? t("room.flip_hint_touch")
         : t("room.flip_hint", { key: keyLabel(state.keys.flip) })
       : "";
-  $("slap-hint").textContent = keyLabel(state.keys.slap);
-  $("call-hint").textContent = keyLabel(state.keys.call);
+  setText($("flip-hint"), hint);
+  setText($("slap-hint"), keyLabel(state.keys.slap));
+  setText($("call-hint"), keyLabel(state.keys.call));
 }
 
 function touchScreen() {
