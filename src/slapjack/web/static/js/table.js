@@ -428,7 +428,7 @@ export class TableView {
       if (nameEl.dataset.key !== nameKey) {
         nameEl.dataset.key = nameKey;
         fill(nameEl,
-          h("span", { class: "who", title: name }, name),
+          h("span", { class: "who", title: name }, keepNumber(name)),
           isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
           offline ? h("span", { class: "tag offline" }, t("seat.offline")) : null,
         );
@@ -774,6 +774,15 @@ export class TableView {
     const el = this.seatEls[seat];
     if (el) el.classList.add("slapped");
   }
+}
+
+/** A name's parts, a word and the number after it kept on one line
+ * ("Beginner " + "bot 4", "Bot 4" + " (Anfänger)") where a seat lets a
+ * name take two lines. */
+function keepNumber(name) {
+  const m = /^(.*?)(\S+ \d+)(.*)$/.exec(String(name));
+  if (!m) return name;
+  return [m[1], h("span", { class: "nobreak" }, m[2]), m[3]].filter((part) => part !== "");
 }
 
 function isMatch(view) {
