@@ -84,9 +84,7 @@ def test_bot_and_player_names_show_whole_sideways(
             assert not overlap(a["box"], b["box"]), (a, b)
 
 
-def test_a_truly_long_name_is_cut_with_an_ellipsis(
-    server: Server, pages: Pages, shot: Any
-) -> None:
+def test_a_truly_long_name_is_cut_with_an_ellipsis(server: Server, pages: Pages, shot: Any) -> None:
     long_name = "Maximiliana Wolkenstein"  # 23 characters: the name field allows 24
     page = start_party(pages, [long_name, "Ida"], 2, "beginner")
     shot(page, "party-names-long")
