@@ -298,6 +298,92 @@ def trace_breakdown(path: Path) -> list[dict[str, float]]:
 KINDS = ("input", "messages", "frames", "timers", "gc", "other")
 
 
+CAPTURE = r"""
+(() => {
+  window.__msgs = [];
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__ws = this;
+      this.addEventListener("message", (ev) => {
+        if (typeof ev.data === "string" && ev.data.includes('"flipped"')) window.__msgs.push(ev.data);
+      });
+    }
+  };
+})();
+"""
+# The last two flips' updates, fed to the page's socket handler in turn, each
+# followed by its frame (requestAnimationFrame, then a task after the paint).
+REPLAY = r"""async (n) => {
+  const [a, b] = window.__msgs.slice(-2);
+  for (let i = 0; i < n; i++) {
+    window.__ws.dispatchEvent(new MessageEvent("message", { data: i % 2 ? b : a }));
+    await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+  }
+}"""
+
+
+def update_cost(browser: Any, url: str, throttle: float, n: int, trace: Path) -> dict[str, float]:
+    """The page's main-thread CPU per update (thread time in the trace, ms),
+    by phase: the last two flips' updates of a 4-seat game replayed ``n``
+    times into the page (the same DOM work as live updates; no server, no
+    network, so a busy machine changes the figures little)."""
+    code = httpx.post(
+        url + "/api/test/rooms",
+        json={
+            "create": {
+                "seats": 4,
+                "bots": {str(s): "beginner" for s in (1, 2, 3)},
+                "public": False,
+            },
+            "timing": {"start_delay_ms": 200.0, "bot_pace": 0.1, "turn_ms": 60000.0},
+        },
+        timeout=10,
+    ).json()["code"]
+    ctx = browser.new_context(base_url=url, viewport={"width": 1280, "height": 800})
+    ctx.add_init_script(CAPTURE)
+    ctx.add_init_script("localStorage.setItem('slapjack.muted', '1')")
+    page = ctx.new_page()
+    page.goto(f"/r/{code}")
+    page.locator("body[data-ready='1']").wait_for(state="attached")
+    page.locator("#join-name").fill("Bench")
+    page.locator("#join-btn").click()
+    page.locator("#table .seat").nth(3).wait_for()
+    mine = "document.getElementById('my-stack').classList.contains('turn')"
+    pressed: set[int] = set()
+    flip = "Number(document.getElementById('table').dataset.flip)"
+    deadline = time.monotonic() + 60
+    while len(pressed) < 6 and time.monotonic() < deadline:
+        at = page.evaluate(flip)
+        if page.evaluate(mine) and at not in pressed:
+            pressed.add(at)
+            page.keyboard.press("Space")
+        page.wait_for_timeout(50)
+    page.wait_for_function(f"{mine} && window.__msgs.length >= 2", timeout=60_000)
+    ctx.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    page.evaluate(REPLAY, 4)  # warm up
+    browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
+    page.evaluate(REPLAY, n)
+    browser.stop_tracing()
+    ctx.close()
+    events = json.loads(trace.read_text())["traceEvents"]
+    phases = {
+        "script": "FunctionCall",
+        "style": "UpdateLayoutTree",
+        "layout": "Layout",
+        "paint": "Paint",
+    }
+    out = {
+        name: sum(e.get("tdur", 0) for e in events if e.get("name") == ev and e.get("ph") == "X")
+        / 1000
+        / n
+        for name, ev in phases.items()
+    }
+    out["total"] = sum(out.values())
+    return out
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
@@ -321,6 +407,13 @@ def main() -> None:
         "--client",
         metavar="REV",
         help="serve the client (src/slapjack/web/static) of this git revision instead",
+    )
+    ap.add_argument(
+        "--replay",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also: the page's CPU per update, by phase, over N updates replayed into it",
     )
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
@@ -348,6 +441,11 @@ def main() -> None:
                     got = play_room(browser, url, args.flips, args.throttle, args.muted, trace)
                     flips += got["flips"]
                     results += got["results"]
+                cost = (
+                    update_cost(browser, url, args.throttle, args.replay, Path(tmp) / "r.json")
+                    if args.replay
+                    else None
+                )
                 browser.close()
         finally:
             proc.terminate()
@@ -374,6 +472,11 @@ def main() -> None:
         print(
             f"{name:34} {len(vals):>4} {statistics.median(vals):>8.1f} "
             f"{pct(vals, 0.95):>8.1f} {max(vals):>8.1f}"
+        )
+    if cost is not None:
+        print(
+            f"\nper update, replayed x{args.replay} (main-thread CPU ms): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in cost.items())
         )
     breakdown = trace_breakdown(args.trace) if args.trace else []
     if breakdown:
