@@ -509,6 +509,11 @@ export class TableView {
         if (el.style.transform !== transform) el.style.transform = transform;
         el.classList.toggle("top", isTop);
         el.classList.toggle("under", !isTop);
+        // A card covered before its flight ended goes straight to its place.
+        if (!isTop && el._fly) {
+          el._fly.cancel();
+          el._fly = null;
+        }
         if (isTop) el.removeAttribute("aria-hidden");
         else el.setAttribute("aria-hidden", "true");
       });
@@ -687,7 +692,7 @@ export class TableView {
     const dx = from.x - this.geom.top.x;
     const dy = from.y - this.geom.top.y;
     const rest = `rotate(${((Number(card.dataset.r) || 0) / 3).toFixed(2)}deg)`;
-    card.animate(
+    card._fly = card.animate(
       // Short, and upright enough to read on the way: the reaction clock
       // starts at the first frame, when the card is already face up.
       [{ transform: `translate(${dx}px, ${dy}px) rotate(-8deg) scale(.85)` }, { transform: rest }],
