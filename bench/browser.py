@@ -62,7 +62,10 @@ PROBE = r"""
           const loop = () => { if (B.arrive.length === mark && B.ticks < 60) { B.ticks += 1; requestAnimationFrame(loop); } };
           requestAnimationFrame(loop);
         }
-        if (B.pending && !B.pending.got && ev.data.includes('"flipped"')) B.pending.got = performance.now();
+        if (B.pending && !B.pending.got && ev.data.includes('"flipped"')) {
+          B.pending.got = performance.now();
+          performance.mark("sj-got");
+        }
       });
     }
   };
@@ -70,6 +73,7 @@ PROBE = r"""
     if (ev.key === " ") {
       const t = document.getElementById("table");
       B.pending = { at: ev.timeStamp, flip: t ? Number(t.dataset.flip) : null };
+      performance.mark("sj-key", { startTime: ev.timeStamp });
     }
   }, true);
   // After the page has drawn an update (its message handler is done): the
@@ -81,6 +85,7 @@ PROBE = r"""
       B.pending = null;
       requestAnimationFrame(() => setTimeout(() => {
         const now = performance.now();
+        performance.mark("sj-painted");
         B.flips.push({ total: now - p.at, server: (p.got ?? now) - p.at, page: now - (p.got ?? now) });
       }, 0));
     }
@@ -113,7 +118,7 @@ def start_server(data: Path, static: Path | None = None) -> tuple[subprocess.Pop
     boot = "from slapjack.cli import main; main()"
     if static is not None:
         boot = (
-            "import pathlib, slapjack.server.app as a; "
+            "import pathlib, slapjack.server.routes.pages as a; "
             f"a.STATIC_DIR = pathlib.Path({str(static)!r}); {boot}"
         )
     cmd = [
@@ -150,7 +155,12 @@ def start_server(data: Path, static: Path | None = None) -> tuple[subprocess.Pop
 
 
 def play_room(
-    browser: Any, url: str, flips: int, throttle: float, muted: bool = False
+    browser: Any,
+    url: str,
+    flips: int,
+    throttle: float,
+    muted: bool = False,
+    trace: Path | None = None,
 ) -> dict[str, Any]:
     code = httpx.post(
         url + "/api/test/rooms",
@@ -172,6 +182,8 @@ def play_room(
     page.locator("#table .seat").nth(1).wait_for()
     cdp = ctx.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    if trace is not None:
+        browser.start_tracing(page=page, path=str(trace), categories=TRACE_CATEGORIES)
     state_js = """() => { const t = document.getElementById('table');
       const top = document.querySelector('#table .pile .card.top');
       return { flip: Number(t.dataset.flip), over: t.dataset.over === 'true',
@@ -193,8 +205,182 @@ def play_room(
             page.keyboard.press("Space")
         page.wait_for_timeout(20)
     page.wait_for_timeout(500)
+    if trace is not None:
+        browser.stop_tracing()
     out: dict[str, Any] = page.evaluate("({flips: __bench.flips, results: __bench.results})")
     ctx.close()
+    return out
+
+
+TRACE_CATEGORIES = ["toplevel", "devtools.timeline", "blink.user_timing", "v8"]
+
+
+def task_kind(names: set[str]) -> str:
+    """What a main-thread task did, from the names of the events inside it."""
+    if names & {"ProxyMain::BeginMainFrame", "FireAnimationFrame", "PrePaint", "Paint", "Layerize"}:
+        return "frames"  # a rendering update: rAF callbacks, style, layout, paint
+    if names & {"event:keydown", "event:keyup", "event:keypress", "event:pointerdown"}:
+        return "input"
+    if "Receive mojo message" in names:
+        return "messages"  # the WebSocket's frames (updates, pings) and their handler
+    if "TimerFire" in names:
+        return "timers"
+    if names & {"MinorGC", "MajorGC", "V8.GC_SCAVENGER", "V8.GC_MARK_COMPACTOR"}:
+        return "gc"
+    return "other"
+
+
+def trace_breakdown(path: Path) -> list[dict[str, float]]:
+    """Per flip (the probe's sj-key ... sj-painted marks): the page main
+    thread's CPU time (the trace's thread time, which CPU throttling slows as
+    it slows the thread) in the tasks between keypress and paint, by kind, and
+    how long the page waited in that window (wall time minus its own CPU)."""
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    threads = {
+        (e["pid"], e["tid"]): e["args"]["name"]
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name"
+    }
+    marks = sorted(
+        (e["ts"], e["name"])
+        for e in events
+        if e.get("name", "").startswith("sj-") and e.get("ph") in ("R", "I", "n", "b", "i")
+    )
+    if not marks:
+        return []
+    pid = next(e["pid"] for e in events if e.get("name") == "sj-key")
+    main = next(k for k, v in threads.items() if v == "CrRendererMain" and k[0] == pid)
+    xs = sorted(
+        (e for e in events if (e.get("pid"), e.get("tid")) == main and e.get("ph") == "X"),
+        key=lambda e: (e["ts"], -e.get("dur", 0)),
+    )
+    tasks: list[tuple[float, float, float, str]] = []  # start, end, cpu ms, kind
+    i = 0
+    while i < len(xs):
+        top = xs[i]
+        end = top["ts"] + top.get("dur", 0)
+        names = {top["name"]}
+        j = i + 1
+        while j < len(xs) and xs[j]["ts"] < end:
+            names.add(xs[j]["name"])
+            if xs[j]["name"] == "EventDispatch":
+                names.add(f"event:{xs[j].get('args', {}).get('data', {}).get('type')}")
+            j += 1
+        if top["name"] in ("ThreadControllerImpl::RunTask", "RunTask"):
+            tasks.append(
+                (top["ts"], end, top.get("tdur", top.get("dur", 0)) / 1000, task_kind(names))
+            )
+        i = j
+    flips = []
+    key = got = None
+    for ts, name in marks:
+        if name == "sj-key":
+            key, got = ts, None
+        elif name == "sj-got" and key is not None:
+            got = ts
+        elif name == "sj-painted" and key is not None:
+            row: dict[str, float] = {"wall": (ts - key) / 1000}
+            row["to update"] = ((got or ts) - key) / 1000
+            for start, end, cpu, kind in tasks:
+                if end > key and start < ts:
+                    share = (min(end, ts) - max(start, key)) / max(1.0, end - start)
+                    row[kind] = row.get(kind, 0.0) + cpu * share
+                    if kind == "frames":
+                        row["frame tasks"] = row.get("frame tasks", 0.0) + 1
+            row["cpu"] = sum(v for k, v in row.items() if k in KINDS)
+            row["waiting"] = row["wall"] - row["cpu"]
+            flips.append(row)
+            key = got = None
+    return flips
+
+
+KINDS = ("input", "messages", "frames", "timers", "gc", "other")
+
+
+CAPTURE = r"""
+(() => {
+  window.__msgs = [];
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__ws = this;
+      this.addEventListener("message", (ev) => {
+        if (typeof ev.data === "string" && ev.data.includes('"flipped"')) window.__msgs.push(ev.data);
+      });
+    }
+  };
+})();
+"""
+# The last two flips' updates, fed to the page's socket handler in turn, each
+# followed by its frame (requestAnimationFrame, then a task after the paint).
+REPLAY = r"""async (n) => {
+  const [a, b] = window.__msgs.slice(-2);
+  for (let i = 0; i < n; i++) {
+    window.__ws.dispatchEvent(new MessageEvent("message", { data: i % 2 ? b : a }));
+    await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+  }
+}"""
+
+
+def update_cost(browser: Any, url: str, throttle: float, n: int, trace: Path) -> dict[str, float]:
+    """The page's main-thread CPU per update (thread time in the trace, ms),
+    by phase: the last two flips' updates of a 4-seat game replayed ``n``
+    times into the page (the same DOM work as live updates; no server, no
+    network, so a busy machine changes the figures little)."""
+    code = httpx.post(
+        url + "/api/test/rooms",
+        json={
+            "create": {
+                "seats": 4,
+                "bots": {str(s): "beginner" for s in (1, 2, 3)},
+                "public": False,
+            },
+            "timing": {"start_delay_ms": 200.0, "bot_pace": 0.1, "turn_ms": 60000.0},
+        },
+        timeout=10,
+    ).json()["code"]
+    ctx = browser.new_context(base_url=url, viewport={"width": 1280, "height": 800})
+    ctx.add_init_script(CAPTURE)
+    ctx.add_init_script("localStorage.setItem('slapjack.muted', '1')")
+    page = ctx.new_page()
+    page.goto(f"/r/{code}")
+    page.locator("body[data-ready='1']").wait_for(state="attached")
+    page.locator("#join-name").fill("Bench")
+    page.locator("#join-btn").click()
+    page.locator("#table .seat").nth(3).wait_for()
+    mine = "document.getElementById('my-stack').classList.contains('turn')"
+    pressed: set[int] = set()
+    flip = "Number(document.getElementById('table').dataset.flip)"
+    deadline = time.monotonic() + 60
+    while len(pressed) < 6 and time.monotonic() < deadline:
+        at = page.evaluate(flip)
+        if page.evaluate(mine) and at not in pressed:
+            pressed.add(at)
+            page.keyboard.press("Space")
+        page.wait_for_timeout(50)
+    page.wait_for_function(f"{mine} && window.__msgs.length >= 2", timeout=60_000)
+    ctx.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    page.evaluate(REPLAY, 4)  # warm up
+    browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
+    page.evaluate(REPLAY, n)
+    browser.stop_tracing()
+    ctx.close()
+    events = json.loads(trace.read_text())["traceEvents"]
+    phases = {
+        "script": "FunctionCall",
+        "style": "UpdateLayoutTree",
+        "layout": "Layout",
+        "paint": "Paint",
+    }
+    out = {
+        name: sum(e.get("tdur", 0) for e in events if e.get("name") == ev and e.get("ph") == "X")
+        / 1000
+        / n
+        for name, ev in phases.items()
+    }
+    out["total"] = sum(out.values())
     return out
 
 
@@ -211,9 +397,23 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--muted", action="store_true", help="with the page's sound switched off")
     ap.add_argument(
+        "--trace",
+        metavar="FILE",
+        type=Path,
+        help="record a Chromium performance trace of the first room to FILE and print where "
+        "the page's main thread spent its CPU time between each keypress and the card's paint",
+    )
+    ap.add_argument(
         "--client",
         metavar="REV",
         help="serve the client (src/slapjack/web/static) of this git revision instead",
+    )
+    ap.add_argument(
+        "--replay",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also: the page's CPU per update, by phase, over N updates replayed into it",
     )
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
@@ -236,10 +436,16 @@ def main() -> None:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
                 flips: list[dict[str, float]] = []
                 results: list[dict[str, Any]] = []
-                for _ in range(args.rooms):
-                    got = play_room(browser, url, args.flips, args.throttle, args.muted)
+                for n in range(args.rooms):
+                    trace = args.trace if n == 0 else None
+                    got = play_room(browser, url, args.flips, args.throttle, args.muted, trace)
                     flips += got["flips"]
                     results += got["results"]
+                cost = (
+                    update_cost(browser, url, args.throttle, args.replay, Path(tmp) / "r.json")
+                    if args.replay
+                    else None
+                )
                 browser.close()
         finally:
             proc.terminate()
@@ -267,8 +473,26 @@ def main() -> None:
             f"{name:34} {len(vals):>4} {statistics.median(vals):>8.1f} "
             f"{pct(vals, 0.95):>8.1f} {max(vals):>8.1f}"
         )
+    if cost is not None:
+        print(
+            f"\nper update, replayed x{args.replay} (main-thread CPU ms): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in cost.items())
+        )
+    breakdown = trace_breakdown(args.trace) if args.trace else []
+    if breakdown:
+        print(
+            f"\ntrace of room 1 ({len(breakdown)} flips): keypress -> card painted, "
+            "the page's main thread (CPU ms, throttled)"
+        )
+        print(f"{'part':34} {'n':>4} {'median':>8} {'p95':>8} {'max':>8}")
+        for part in ("wall", "to update", "cpu", *KINDS, "waiting", "frame tasks"):
+            vals = [f.get(part, 0.0) for f in breakdown]
+            print(
+                f"{part:34} {len(vals):>4} {statistics.median(vals):>8.1f} "
+                f"{pct(vals, 0.95):>8.1f} {max(vals):>8.1f}"
+            )
     if args.json:
-        print(json.dumps({"flips_ms": flips, "results": results}))
+        print(json.dumps({"flips_ms": flips, "results": results, "trace": breakdown}))
 
 
 if __name__ == "__main__":

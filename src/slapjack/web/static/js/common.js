@@ -28,6 +28,14 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** Set an element's text only when it changes: the same text written again
+ * still replaces the text node and costs a layout. */
+export function setText(el, text) {
+  const value = String(text);
+  if (el.textContent !== value) el.textContent = value;
+  return el;
+}
+
 /** Replace an element's children, skipping null/undefined/false ones. */
 export function fill(el, ...children) {
   el.replaceChildren(

@@ -13,6 +13,7 @@ import {
   reducedMotion,
   savedName,
   saveKeyBindings,
+  setText,
   saveName,
   saveSeat,
   seatFor,
@@ -246,6 +247,7 @@ function onUpdate(msg) {
       delete $("end").dataset.shown;
       fill($("log"));
       state.log = [];
+      pendingLog.length = 0;
       saveLog();
       if (state.coach) state.coach.reset();
       clearResult();
@@ -269,6 +271,7 @@ function onUpdate(msg) {
     // The card (or its reslap cue) is in the DOM now; stamp after it is painted.
     state.clock.cardDrawn(flipId, state.round);
   }
+  if (view && view.over) flushLog(); // the end screen: the whole log at once
   if (state.coach) state.coach.update(msg, view);
   if (view && state.rematchWhenOver && view.over) {
     state.rematchWhenOver = false;
@@ -386,7 +389,7 @@ function setupTable() {
 function renderAll() {
   const info = state.info;
   if (info) {
-    $("room-name").textContent = info.name || t("room.unnamed", { code });
+    setText($("room-name"), info.name || t("room.unnamed", { code }));
     // The preset, and every house rule the room sets on top of it.
     const extra = Object.entries(info.rules || {})
       .filter(([k]) => k !== "preset")
@@ -399,10 +402,7 @@ function renderAll() {
         return `${t(`opt.${k}`)}: ${t(`opt.${k}.${v}`)}`;
       })
       .filter(Boolean);
-    $("room-rules").textContent = [
-      `${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`,
-      ...extra,
-    ].join(" · ");
+    setText($("room-rules"), [`${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`, ...extra].join(" · "));
     $("rules-link").href = `/rules?preset=${encodeURIComponent(info.preset)}`;
   }
   const seated = state.seat !== null;
@@ -416,7 +416,7 @@ function renderAll() {
   renderClock(room);
   const watching = room ? room.spectators || 0 : 0;
   $("watchers").hidden = watching === 0;
-  $("watchers").textContent = t("room.watchers", { n: watching, count: watching });
+  setText($("watchers"), t("room.watchers", { n: watching, count: watching }));
   $("controls").hidden = !seated || waiting;
   $("result-slot").hidden = waiting;
   $("result-slot").dataset.placeholder = t("room.result_placeholder");
@@ -444,9 +444,7 @@ function tickClock() {
   if (el.hidden || !el.dataset.deadline) return;
   const left = Math.max(0, Number(el.dataset.deadline) - performance.now());
   const secs = Math.ceil(left / 1000);
-  el.textContent = t("room.time_left", {
-    time: `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`,
-  });
+  setText(el, t("room.time_left", { time: `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}` }));
 }
 setInterval(tickClock, 250);
 
@@ -490,7 +488,7 @@ function renderControls(view) {
   if (me === null) return;
   const fixed = !!(state.info && state.info.tempo === "fixed");
   const myTurn = view.turn === me && !view.over && !fixed;
-  $("my-count").textContent = String(view.stacks[me]);
+  setText($("my-count"), view.stacks[me]);
   $("my-stack").classList.toggle("empty", view.stacks[me] === 0);
   const stack = $("my-stack");
   stack.classList.toggle("turn", myTurn);
@@ -502,15 +500,16 @@ function renderControls(view) {
   const out = view.out[me];
   $("slap-btn").disabled = view.over || out;
   $("call-btn").hidden = !(view.rules && sayIt(view));
-  $("flip-hint").textContent = fixed
+  const hint = fixed
     ? t("room.fixed_tempo")
     : myTurn
       ? touchScreen()
         ? t("room.flip_hint_touch")
         : t("room.flip_hint", { key: keyLabel(state.keys.flip) })
       : "";
-  $("slap-hint").textContent = keyLabel(state.keys.slap);
-  $("call-hint").textContent = keyLabel(state.keys.call);
+  setText($("flip-hint"), hint);
+  setText($("slap-hint"), keyLabel(state.keys.slap));
+  setText($("call-hint"), keyLabel(state.keys.call));
 }
 
 function touchScreen() {
@@ -604,13 +603,38 @@ function askRematch() {
   $("rematch-btn").textContent = t("end.rematch_asked");
 }
 
+// Log lines wait until the frame that shows the update is painted (the log
+// is not on the way from a keypress to the card: docs/benchmarks.md, Browser).
+const pendingLog = [];
+
 function addLog(text, type) {
+  pendingLog.push({ type, text });
+  if (pendingLog.length === 1) afterPaint(flushLog);
+}
+
+function flushLog() {
+  if (!pendingLog.length) return;
   const log = $("log");
-  log.prepend(h("li", { class: `ev-${type}` }, text));
+  for (const line of pendingLog.splice(0)) {
+    log.prepend(h("li", { class: `ev-${line.type}` }, line.text));
+    state.log.unshift(line);
+  }
   while (log.children.length > LOG_MAX) log.lastChild.remove();
-  state.log.unshift({ type, text });
   state.log.length = Math.min(state.log.length, LOG_MAX);
   saveLog();
+}
+
+/** Run ``fn`` once after the next frame is painted (or 300 ms later, in a
+ * hidden tab that paints no frames). */
+function afterPaint(fn) {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  requestAnimationFrame(() => setTimeout(run, 0));
+  setTimeout(run, 300);
 }
 
 function saveLog() {

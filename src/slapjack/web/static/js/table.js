@@ -1,7 +1,7 @@
 // The table: seats around a green felt, the centre pile, and the texts that
 // describe what happened. Shared by the room, party mode and the replay viewer.
 
-import { fill, h, median, reducedMotion } from "./common.js";
+import { fill, h, median, reducedMotion, setText } from "./common.js";
 import { cardBack, cardFace, rankLabel, spokenCard } from "./cards.js";
 import { FALSE_START_OFFSET_MS, msText, t } from "./i18n.js";
 
@@ -283,12 +283,22 @@ export class TableView {
     fill(el, this.seatsEl, this.centreEl, this.fxEl);
     // Where seats and pile are, measured when their sizes change (a
     // ResizeObserver runs after layout): the animations read these, never the
-    // layout itself, so an update costs no forced reflow.
+    // layout itself, so an update costs no forced reflow. The felt's own size
+    // also sets the units its stylesheet scales by (--fw, --fh: app.css).
     this.geom = null;
-    this.sizes = typeof ResizeObserver === "function" ? new ResizeObserver(() => this.measure()) : null;
+    this.units = "";
+    this.sizes =
+      typeof ResizeObserver === "function"
+        ? new ResizeObserver((entries) => {
+            for (const e of entries) if (e.target === el) this.setUnits(e.contentRect);
+            this.measure();
+          })
+        : null;
     if (this.sizes) {
       this.sizes.observe(el);
       this.sizes.observe(this.pileEl);
+    } else {
+      this.setUnits(el.getBoundingClientRect());
     }
     if (opts.onSlap) {
       this.pileEl.addEventListener("pointerdown", (ev) => {
@@ -351,6 +361,19 @@ export class TableView {
     this.geom = null;
   }
 
+  /** 1 % of the felt's content box, in px, for its stylesheet (--fw, --fh);
+   * only when it changed (then the seats and pile are laid out again). */
+  setUnits(box) {
+    if (!box.width) return;
+    const fw = (box.width / 100).toFixed(4);
+    const fh = (box.height / 100).toFixed(4);
+    const key = `${fw}|${fh}`;
+    if (key === this.units) return;
+    this.units = key;
+    this.el.style.setProperty("--fw", `${fw}px`);
+    this.el.style.setProperty("--fh", `${fh}px`);
+  }
+
   /** Measure the felt, the seats' centres and the pile (felt coordinates). */
   measure() {
     const box = this.el.getBoundingClientRect();
@@ -400,12 +423,17 @@ export class TableView {
       el.classList.toggle("offline", offline);
       const nameEl = el.querySelector(".seat-name");
       const name = seatName(view, s);
-      fill(nameEl,
-        h("span", { class: "who", title: name }, name),
-        isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
-        offline ? h("span", { class: "tag offline" }, t("seat.offline")) : null,
-      );
-      el.querySelector(".count").textContent = String(view.stacks[s]);
+      // Built again only when it changes (an update touches no layout it need not).
+      const nameKey = `${name}|${isMe}|${offline}|${t("seat.you")}`;
+      if (nameEl.dataset.key !== nameKey) {
+        nameEl.dataset.key = nameKey;
+        fill(nameEl,
+          h("span", { class: "who", title: name }, keepNumber(name)),
+          isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
+          offline ? h("span", { class: "tag offline" }, t("seat.offline")) : null,
+        );
+      }
+      setText(el.querySelector(".count"), view.stacks[s]);
       let status = "";
       if (view.over && view.winners.includes(s)) status = t("seat.winner");
       else if (view.over && view.loser === s) status = t("seat.loser");
@@ -415,7 +443,7 @@ export class TableView {
       const statusEl = el.querySelector(".seat-status");
       // A bot's level where there is nothing else to say (its name may not say it).
       const level = bots[s] && !isBotName(view.players[s]) ? t(`bot.${bots[s]}`) : "";
-      statusEl.textContent = status || level;
+      setText(statusEl, status || level);
       statusEl.classList.toggle("bot", !status && !!level);
       statusEl.title = !view.out[s] && view.stacks[s] === 0 && view.game !== "irish-snap"
         ? t("seat.last_chance_help")
@@ -435,35 +463,62 @@ export class TableView {
     const topChanged = key !== this.pileKey;
     this.pileKey = key;
     if (topChanged) {
-      const cards = view.centre_top.map((name, i) => {
-        const isTop = i === view.centre_top.length - 1;
-        const el = cardFace(name, { size: isTop ? "large" : "large under" });
-        // The cards under the top one fan out to the left, the oldest furthest,
-        // so the last few stay readable (their top-left corner shows).
-        const depth = view.centre_top.length - 1 - i;
-        const r = jitter(name + i, 6) - depth * 3;
-        el.dataset.r = String(r);
-        el.style.setProperty("--r", `${r}deg`);
-        el.style.setProperty("--dx", `calc(${jitter(name, 4).toFixed(1)}px - ${depth * 0.17} * var(--cw))`);
-        el.style.setProperty("--dy", `${(jitter(name + "y", 4) + depth * 2).toFixed(1)}px`);
-        if (isTop) el.classList.add("top");
-        if (!isTop) el.setAttribute("aria-hidden", "true");
-        return el;
+      // The cards already on the pile stay where they are in the DOM (only
+      // their place in the fan changes, a transform); the new one is added.
+      // Rebuilding them all cost a style and layout pass for every card.
+      const seen = {};
+      const want = view.centre_top.map((name) => {
+        seen[name] = (seen[name] || 0) + 1; // (a card twice: two elements)
+        return `f:${name}:${spokenCard(name)}:${seen[name]}`;
       });
       const under =
-        view.centre_face_down > 0 && !cards.length
-          ? [cardBack({ size: "large", extra: "top" })]
-          : view.centre_face_down > 0
-            ? [cardBack({ size: "large", extra: "under buried" })]
-            : [];
-      const empty = !cards.length && !under.length;
+        view.centre_face_down > 0 && !want.length ? "b:top" : view.centre_face_down > 0 ? "b:under" : null;
+      if (under) want.unshift(under);
+      if (!want.length) want.push(`e:${t("pile.empty")}`);
+      const have = new Map([...this.pileEl.children].map((el) => [el.dataset.key, el]));
+      const kept = [...have.keys()].filter((k) => want.includes(k));
+      const inOrder = kept.every((k, i) => want.filter((w) => have.has(w))[i] === k);
+      if (!inOrder) have.clear();
+      for (const [k, el] of have) if (!want.includes(k)) el.remove();
+      if (!inOrder) this.pileEl.replaceChildren();
+      let prev = null;
+      const els = want.map((k) => {
+        let el = inOrder ? have.get(k) : undefined;
+        if (!el) {
+          el = this.pileCard(k);
+          if (prev) prev.after(el);
+          else this.pileEl.prepend(el);
+        }
+        prev = el;
+        return el;
+      });
+      const cards = els.filter((el) => el.dataset.key.startsWith("f:"));
+      cards.forEach((el, i) => {
+        const name = el.dataset.card;
+        const isTop = i === cards.length - 1;
+        // The cards under the top one fan out to the left, the oldest furthest,
+        // so the last few stay readable (their top-left corner shows).
+        const depth = cards.length - 1 - i;
+        const r = jitter(name + i, 6) - depth * 3;
+        el.dataset.r = String(r);
+        // The transform itself, not custom properties: those are inherited,
+        // and changing them restyles every pip of every card.
+        const dx = `calc(${jitter(name, 4).toFixed(1)}px - ${(depth * 0.17).toFixed(2)} * var(--cw))`;
+        const dy = `${(jitter(name + "y", 4) + depth * 2).toFixed(1)}px`;
+        const transform = isTop ? `rotate(${(r / 3).toFixed(2)}deg)` : `translate(${dx}, ${dy}) rotate(${r}deg)`;
+        if (el.style.transform !== transform) el.style.transform = transform;
+        el.classList.toggle("top", isTop);
+        el.classList.toggle("under", !isTop);
+        // A card covered before its flight ended goes straight to its place.
+        if (!isTop && el._fly) {
+          el._fly.cancel();
+          el._fly = null;
+        }
+        if (isTop) el.removeAttribute("aria-hidden");
+        else el.setAttribute("aria-hidden", "true");
+      });
       const prevFlip = this.pileFlip;
       this.pileFlip = view.flip_id ?? view.flips;
-      fill(this.pileEl,
-        ...under,
-        ...cards,
-        empty ? h("div", { class: "card empty large" }, t("pile.empty")) : null,
-      );
       // A new card: it flies in from the seat that turned it. It is painted,
       // face up and readable, in the very first frame; only its position moves.
       const top = cards[cards.length - 1];
@@ -478,13 +533,16 @@ export class TableView {
       this.opts.onSlap ? `${t("pile.slap_hint")} ${label}` : label,
     );
     this.pileEl.classList.toggle("open", !!view.race_open);
-    this.pileInfo.textContent = view.centre_size
-      ? t(view.centre_face_down ? "pile.count_hidden" : "pile.count", {
-          n: view.centre_size,
-          count: view.centre_size,
-          hidden: view.centre_face_down,
-        })
-      : "";
+    setText(
+      this.pileInfo,
+      view.centre_size
+        ? t(view.centre_face_down ? "pile.count_hidden" : "pile.count", {
+            n: view.centre_size,
+            count: view.centre_size,
+            hidden: view.centre_face_down,
+          })
+        : "",
+    );
     if (view.game === "irish-snap" && !view.over) {
       this.callEl.hidden = false;
       const parts = [];
@@ -505,6 +563,17 @@ export class TableView {
       this.callEl.hidden = true;
     }
     return topChanged;
+  }
+
+  /** A card element of the pile for a key of renderPile's (f: face, b: back, e: empty). */
+  pileCard(key) {
+    let el;
+    if (key.startsWith("f:")) el = cardFace(key.split(":")[1], { size: "large" });
+    else if (key === "b:top") el = cardBack({ size: "large", extra: "top" });
+    else if (key === "b:under") el = cardBack({ size: "large", extra: "under buried" });
+    else el = h("div", { class: "card empty large" }, t("pile.empty"));
+    el.dataset.key = key;
+    return el;
   }
 
   renderTimer(view, room) {
@@ -622,8 +691,8 @@ export class TableView {
     if (!from) return;
     const dx = from.x - this.geom.top.x;
     const dy = from.y - this.geom.top.y;
-    const rest = `rotate(${(Number(card.dataset.r) || 0) / 3}deg)`;
-    card.animate(
+    const rest = `rotate(${((Number(card.dataset.r) || 0) / 3).toFixed(2)}deg)`;
+    card._fly = card.animate(
       // Short, and upright enough to read on the way: the reaction clock
       // starts at the first frame, when the card is already face up.
       [{ transform: `translate(${dx}px, ${dy}px) rotate(-8deg) scale(.85)` }, { transform: rest }],
@@ -710,6 +779,15 @@ export class TableView {
     const el = this.seatEls[seat];
     if (el) el.classList.add("slapped");
   }
+}
+
+/** A name's parts, a word and the number after it kept on one line
+ * ("Beginner " + "bot 4", "Bot 4" + " (Anfänger)") where a seat lets a
+ * name take two lines. */
+function keepNumber(name) {
+  const m = /^(.*?)(\S+ \d+)(.*)$/.exec(String(name));
+  if (!m) return name;
+  return [m[1], h("span", { class: "nobreak" }, m[2]), m[3]].filter((part) => part !== "");
 }
 
 function isMatch(view) {
