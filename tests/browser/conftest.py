@@ -6,6 +6,7 @@ to ``test-artifacts/`` (gitignored).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -78,7 +79,14 @@ def stacked_deck(front: list[str]) -> list[str]:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``slapjack serve`` on a free loopback port, SQLite in a temp dir, test hooks on."""
-    data = tmp_path_factory.mktemp("browser-data")
+    with serve_process(tmp_path_factory.mktemp("browser-data")) as live:
+        yield live
+
+
+@contextlib.contextmanager
+def serve_process(data: Path, port: int = 0) -> Iterator[Server]:
+    """``slapjack serve`` on loopback ``port`` (0: a free one), SQLite in ``data``,
+    test hooks on; terminated at the end (unless the test killed it)."""
     log = data / "serve.log"
     env = {**os.environ, "SLAPJACK_TEST_HOOKS": "1", "PYTHONUNBUFFERED": "1"}
     cmd = [
@@ -89,14 +97,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "--host",
         "127.0.0.1",
         "--port",
-        "0",
+        str(port),
         "--data-dir",
         str(data),
         "--log-level",
         "warning",
         "--no-rate-limits",  # every page of the session comes from 127.0.0.1
     ]
-    with open(log, "w") as err:
+    with open(log, "a") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
         try:
             assert proc.stdout is not None
