@@ -49,6 +49,7 @@ def status(n: int) -> dict[str, Any]:
             "race": None,
             "deadlock": None,
             "time_limit": None,
+            "resume": None,
         },
         "grace": {"1": 95000.0},
         "names": names(n),

@@ -53,10 +53,10 @@ def room_status(room: Room) -> dict[str, Any]:
     """The ``room`` part of an update: timers, grace periods, who is connected or covered."""
     live = room.live
     timers: dict[str, float | None] = {"start": room.deadline("start")}
-    timers["resume"] = room.deadline("resume")
     deadlines = live.deadlines() if live is not None and room.status == "playing" else {}
     for name in ("turn", "race", "deadlock", "time_limit"):
         timers[name] = deadlines.get(name)
+    timers["resume"] = room.deadline("resume")  # the models' order: the same bytes
     grace: dict[str, float] = {}
     bots: dict[str, str] = {}
     for s, seat in enumerate(room.seats):

@@ -230,7 +230,9 @@ class HistorySql:
                 " WHERE p.name_key = ?",
                 key,
             )
-            count_row = await conn.fetchone("SELECT COUNT(*) FROM reactions WHERE name_key = ?", key)
+            count_row = await conn.fetchone(
+                "SELECT COUNT(*) FROM reactions WHERE name_key = ?", key
+            )
             n = int(count_row[0]) if count_row is not None else 0
             median: float | None = None
             if n:
