@@ -64,9 +64,10 @@ function glyph(x, y, size, text, turn = false) {
 function faceSvg(rank, suit, label) {
   const ink = RED.has(suit) ? INK.red : INK.black;
   const symbol = SUITS[suit];
-  // A corner: the rank (17 high) over the suit (.85 of it), centred on x = 13
-  // (6 % in, about half a rank wide), from 5 % down.
-  const corner = glyph(13, 15.5, 17, label) + glyph(13, 32, 14.45, symbol);
+  // A corner: the rank (17 high) over the suit (.85 of it), centred in a
+  // column that starts 6 % in (a rank's width: about 12, "10" about 19), 5 % down.
+  const cx = label.length > 1 ? 15.5 : 12;
+  const corner = glyph(cx, 15.5, 17, label) + glyph(cx, 32, 14.45, symbol);
   let centre = "";
   if (rank in PIPS && rank !== "A") {
     // The pips' grid: 3 columns and 9 rows inside an inset of 14 % / 22 %.
