@@ -324,7 +324,9 @@ REPLAY = r"""async (n) => {
 }"""
 
 
-def update_cost(browser: Any, url: str, throttle: float, n: int, trace: Path) -> dict[str, float]:
+def update_cost(
+    browser: Any, url: str, throttle: float, n: int, trace: Path, css: str = ""
+) -> dict[str, float]:
     """The page's main-thread CPU per update (thread time in the trace, ms),
     by phase: the last two flips' updates of a 4-seat game replayed ``n``
     times into the page (the same DOM work as live updates; no server, no
@@ -346,6 +348,10 @@ def update_cost(browser: Any, url: str, throttle: float, n: int, trace: Path) ->
     ctx.add_init_script("localStorage.setItem('slapjack.muted', '1')")
     page = ctx.new_page()
     page.goto(f"/r/{code}")
+    if css:
+        page.add_style_tag(content=css)
+    if css:
+        page.add_style_tag(content=css)
     page.locator("body[data-ready='1']").wait_for(state="attached")
     page.locator("#join-name").fill("Bench")
     page.locator("#join-btn").click()
@@ -409,6 +415,11 @@ def main() -> None:
         help="serve the client (src/slapjack/web/static) of this git revision instead",
     )
     ap.add_argument(
+        "--css",
+        default="",
+        help="with --replay: a style sheet added to the replayed page (to try what a change costs)",
+    )
+    ap.add_argument(
         "--replay",
         type=int,
         default=0,
@@ -442,7 +453,9 @@ def main() -> None:
                     flips += got["flips"]
                     results += got["results"]
                 cost = (
-                    update_cost(browser, url, args.throttle, args.replay, Path(tmp) / "r.json")
+                    update_cost(
+                        browser, url, args.throttle, args.replay, Path(tmp) / "r.json", args.css
+                    )
                     if args.replay
                     else None
                 )

@@ -392,9 +392,14 @@ def test_keys_can_be_rebound_and_flips_are_announced(server: Server, pages: Page
     )
     assert duration < 0.01
     # Suits by colour and symbol: every face shows its suit symbol, red suits red.
+    # The face is one element drawn by an SVG image: its symbols and ink are in it.
     face = page.locator("#table .pile .card.top")
-    symbol = face.locator(".corner.tl .c-suit").inner_text()
-    assert symbol in "♣♦♥♠"
+    symbol = face.get_attribute("data-suit") or ""
+    assert symbol and symbol in "♣♦♥♠"
+    drawn = face.evaluate("el => decodeURIComponent(getComputedStyle(el).backgroundImage)")
+    assert drawn.count(symbol) >= 3  # both corners and the centre
+    assert ("#c62828" in drawn) == (symbol in "♦♥")
+    assert ("#1a1a1a" in drawn) == (symbol in "♣♠")
     colour = face.evaluate("el => getComputedStyle(el).color")
     assert (colour == "rgb(198, 40, 40)") == (symbol in "♦♥")
 
