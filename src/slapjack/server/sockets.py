@@ -28,6 +28,7 @@ from slapjack.protocol import (
     Hello,
     Pong,
     answer_id,
+    fast_pong,
     refusal,
 )
 
@@ -186,6 +187,14 @@ def _measurable_socket(ws: WebSocket) -> Any:
     return sock
 
 
+def _flood(room: Room, conn: Conn, what: str, limit: float, answer: int | str | None) -> None:
+    """``conn`` went over its limit of ``what`` frames: a ``rate_limited`` error, then 1008."""
+    log.warning("room %s: %r floods (%s frames): closing it", room.code, conn, what)
+    METRICS.count(f"close:{CLOSE_FLOOD}")
+    conn.error(ErrorCode.RATE_LIMITED, f"more than {limit:g} {what} frames a second", answer)
+    conn.close(CLOSE_FLOOD, "rate limited")
+
+
 async def serve_socket(
     room: Room,
     ws: WebSocket,
@@ -225,6 +234,19 @@ async def serve_socket(
                 break
             at = room.now()
             text = message.get("text")
+            pong = fast_pong(text) if text is not None and len(text) < 256 else None
+            if pong is not None:  # the common frame: as below for a validated Pong
+                ping_id, client_time = pong
+                if conn.ponged < ping_id <= conn.pinged:
+                    conn.ponged = ping_id
+                elif not conn.control.allow():
+                    _flood(room, conn, "hello/pong", lim.control_per_second, ping_id)
+                    break
+                room.on_pong(conn, ping_id, client_time, at)
+                rtt = tcp_rtt(ws) if transport_rtt else None
+                if rtt is not None:
+                    room.on_transport_rtt(conn, rtt, at)
+                continue
             msg: Any = None
             refused: tuple[ErrorCode, str] | None = None
             if text is None:
@@ -250,16 +272,13 @@ async def serve_socket(
             if not flood and token is not None and tokens is not None:
                 flood = tokens.hit(token) is not None
             if flood:
-                what = "hello/pong" if control else "game"
-                log.warning("room %s: %r floods (%s frames): closing it", room.code, conn, what)
-                METRICS.count(f"close:{CLOSE_FLOOD}")
-                limit = lim.control_per_second if control else room.timing.rate_limit
-                conn.error(
-                    ErrorCode.RATE_LIMITED,
-                    f"more than {limit:g} {what} frames a second",
+                _flood(
+                    room,
+                    conn,
+                    "hello/pong" if control else "game",
+                    lim.control_per_second if control else room.timing.rate_limit,
                     msg.id if msg is not None else answer_id(text) if text else None,
                 )
-                conn.close(CLOSE_FLOOD, "rate limited")
                 break
             if refused is not None:
                 conn.error(
