@@ -224,7 +224,7 @@ async def serve_socket(
         control_burst=lim.control_burst,
     )
     conn.direct = direct_writer(ws)
-    writer = asyncio.create_task(conn.writer())
+    conn.write_on_demand()
     pings = pinger if pinger is not None else Pinger()
     pings.add(room, conn, partial(not_reading, conn, ws, lim.not_reading_s), partial(_abort, ws))
     try:
@@ -299,9 +299,11 @@ async def serve_socket(
         pings.discard(conn)
         room.submit(partial(room.disconnect, conn))
         conn.close(1000)
-        try:
-            await asyncio.wait_for(writer, 2.0)
-        except (TimeoutError, asyncio.CancelledError):
-            writer.cancel()
-        except Exception:
-            log.debug("writer of %r ended with an error", conn, exc_info=True)
+        writer = conn.writer_task
+        if writer is not None:
+            try:
+                await asyncio.wait_for(writer, 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                writer.cancel()
+            except Exception:
+                log.debug("writer of %r ended with an error", conn, exc_info=True)
