@@ -92,6 +92,15 @@ def serve(args: argparse.Namespace) -> None:
             conn.direct = direct_writer(ws)
         writer = asyncio.create_task(conn.writer())
         conns.append(conn)
+        inline = getattr(sockets, "inline_pongs", None)
+        if args.receive and inline is not None:
+
+            def answer(ping_id: int, client_time: float) -> bool:
+                received[0] += 1
+                checked[0] += 1
+                return True
+
+            inline(ws, answer)
         try:
             while True:
                 message = await ws.receive()
@@ -114,6 +123,12 @@ def serve(args: argparse.Namespace) -> None:
         period = args.burst / args.rate  # seconds between one socket's bursts
         slots = max(1, round(period / FRAME_TICK_S))
         seq = 0
+        profile = None
+        if args.profile:
+            import cProfile
+
+            profile = cProfile.Profile()
+            profile.enable()
         t0 = time.perf_counter()
         cpu0 = rusage_s()
         got0 = received[0]
@@ -134,6 +149,9 @@ def serve(args: argparse.Namespace) -> None:
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
         wall = time.perf_counter() - t0
         cpu = rusage_s() - cpu0
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(args.profile)
         got = received[0] - got0
         result.update(
             sockets=len(conns),
@@ -242,6 +260,7 @@ def main() -> None:
     p.add_argument("--bytes", type=int, default=300, help="length of a frame")
     p.add_argument("--no-answer", dest="answer", action="store_false")
     p.add_argument("--receive", action="store_true", help="the client sends, the server reads")
+    p.add_argument("--profile", metavar="FILE", help="the server's cProfile stats to FILE")
     p.add_argument("--no-pin", dest="pin", action="store_false")
     p.add_argument("--role", choices=["driver", "server", "client"], default="driver")
     p.add_argument("--port", type=int, default=0)

@@ -19,7 +19,7 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 
 from slapjack.server.connection import Conn
-from slapjack.server.sockets import _text_header, _ws_protocol, direct_writer
+from slapjack.server.sockets import _text_header, _ws_protocol, direct_writer, inline_pongs
 
 from .conftest import free_port
 
@@ -152,3 +152,54 @@ async def test_no_direct_path_under_other_servers() -> None:
         async with websockets.connect(url, max_size=None) as ws:
             await read_all(ws)
     assert probe.direct is False
+
+
+async def test_pongs_answered_inline_skip_the_queue() -> None:
+    """A pong that ``answer`` takes never reaches ``ws.receive()``; one it
+    declines, and every other frame, arrive there in order."""
+    answered: list[tuple[int, float]] = []
+    read: list[str] = []
+
+    def answer(ping_id: int, client_time: float) -> bool:
+        answered.append((ping_id, client_time))
+        return ping_id % 2 == 1
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        assert inline_pongs(ws, answer)
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            read.append(message["text"])
+            if message["text"] == "end":
+                await ws.close(4002)
+                return
+
+    def pong(i: int) -> str:
+        return f'{{"v":1,"type":"pong","id":{i},"client_time":{10 * i}}}'
+
+    port = free_port()
+    config = uvicorn.Config(
+        Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            for text in [pong(1), "a", pong(2), pong(3), '{"type":"pong"}', "end"]:
+                await ws.send(text)
+                await asyncio.sleep(0.02)  # one at a time: nothing waits in the queue
+            await read_all(ws)
+            assert ws.close_code == 4002
+    finally:
+        server.should_exit = True
+        await task
+    assert answered == [(1, 10.0), (2, 20.0), (3, 30.0)]
+    assert read == ["a", pong(2), '{"type":"pong"}', "end"]

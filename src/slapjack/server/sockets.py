@@ -127,6 +127,40 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     return write
 
 
+def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
+    """Under uvicorn's websockets-sansio protocol, hand a ``pong`` that comes
+    while nothing waits in the socket's receive queue to ``answer(id,
+    client_time)`` at once, in the protocol's ``data_received``: without the
+    queue, the pause and resume of reading, ``ws.receive()`` and a wake-up of
+    the reading task. Whatever ``answer`` declines (``False``), every other
+    frame, and any frame that comes while others wait (so frames keep their
+    order), goes the usual way. Says whether it is in place (``False`` under
+    other servers)."""
+    proto = _ws_protocol(ws)
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    except ImportError:  # pragma: no cover - uvicorn without websockets
+        return False
+    if type(proto) is not WebSocketsSansIOProtocol:
+        return False
+    queued = proto.handle_text
+    queue = proto.queue
+
+    def handle_text(event: Any) -> None:
+        data = event.data
+        if event.fin and len(data) < 256 and not queue.qsize() and not proto.close_sent:
+            try:
+                pong = fast_pong(data.decode())
+            except UnicodeDecodeError:  # the usual way closes the socket (1007)
+                pong = None
+            if pong is not None and answer(*pong):
+                return
+        queued(event)
+
+    proto.handle_text = handle_text
+    return True
+
+
 def _text_header(n: int) -> bytes:
     """The header of an unmasked, final text frame of ``n`` bytes (RFC 6455 5.2)."""
     if n < 126:
@@ -225,6 +259,20 @@ async def serve_socket(
     )
     conn.direct = direct_writer(ws)
     conn.write_on_demand()
+
+    def answer(ping_id: int, client_time: float) -> bool:
+        """An inline pong (:func:`inline_pongs`) that answers a ping of ours, as below."""
+        if conn.closed or not conn.ponged < ping_id <= conn.pinged:
+            return False
+        conn.ponged = ping_id
+        at = room.now()
+        room.on_pong(conn, ping_id, client_time, at)
+        rtt = tcp_rtt(ws) if transport_rtt else None
+        if rtt is not None:
+            room.on_transport_rtt(conn, rtt, at)
+        return True
+
+    inline_pongs(ws, answer)
     pings = pinger if pinger is not None else Pinger()
     pings.add(room, conn, partial(not_reading, conn, ws, lim.not_reading_s), partial(_abort, ws))
     try:
