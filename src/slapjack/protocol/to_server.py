@@ -143,15 +143,16 @@ def fast_pong(text: str) -> tuple[int, float] | None:
     infinities and integers beyond 64 bits, which then go to pydantic.)"""
     if '"pong"' not in text:
         return None
+    d: Any
     try:
         d = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
     if type(d) is not dict or len(d) != 4 or d.get("type") != "pong":
         return None
-    v = d.get("v")
-    ping = d.get("id")
-    at = d.get("client_time")
+    v: Any = d.get("v")
+    ping: Any = d.get("id")
+    at: Any = d.get("client_time")
     if type(v) is not int or v != PROTOCOL_VERSION:
         return None
     if type(ping) is not int or not 0 <= ping <= _PONG_ID_MAX:

@@ -157,7 +157,7 @@ def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
                 return
         queued(event)
 
-    proto.handle_text = handle_text
+    proto.handle_text = handle_text  # type: ignore[method-assign]
     return True
 
 
