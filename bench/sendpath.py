@@ -19,6 +19,14 @@ counts show that every frame arrived.
     # before/after in one sitting: the old tree on PYTHONPATH (the server imports it)
     PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --sockets 2000 --seconds 10
 
+``--receive``: the receive path alone. The server sends nothing; the client
+sends every socket ``--rate`` pongs a second (spread over 10 ms ticks), and
+the server reads each with ``ws.receive()`` and checks it as
+``serve_socket`` does (``protocol.fast_pong`` where the tree has it, else
+``CLIENT_MESSAGE.validate_json``): CPU per frame received.
+
+    PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --receive --sockets 2000 --rate 5
+
 The server runs under ``taskset -c 0`` and the client under ``taskset -c 1``
 (``--no-pin``: neither).
 """
@@ -53,9 +61,23 @@ def serve(args: argparse.Namespace) -> None:
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocket
 
+    from slapjack import protocol
     from slapjack.commands.serve import server_config
     from slapjack.server import sockets
     from slapjack.server.connection import Conn
+
+    fast_pong = getattr(protocol, "fast_pong", None)
+    validate = protocol.CLIENT_MESSAGE.validate_json
+    checked = [0]
+
+    def check(text: str | None) -> None:
+        if text is None:
+            return
+        if fast_pong is not None and len(text) < 256 and fast_pong(text) is not None:
+            checked[0] += 1
+            return
+        if isinstance(validate(text), protocol.Pong):
+            checked[0] += 1
 
     direct_writer = getattr(sockets, "direct_writer", None)
     conns: list[Conn] = []
@@ -70,12 +92,23 @@ def serve(args: argparse.Namespace) -> None:
             conn.direct = direct_writer(ws)
         writer = asyncio.create_task(conn.writer())
         conns.append(conn)
+        inline = getattr(sockets, "inline_pongs", None)
+        if args.receive and inline is not None:
+
+            def answer(ping_id: int, client_time: float) -> bool:
+                received[0] += 1
+                checked[0] += 1
+                return True
+
+            inline(ws, answer)
         try:
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 received[0] += 1
+                if args.receive:
+                    check(message.get("text"))
         finally:
             conn.close(1000)
             await asyncio.wait_for(writer, 2.0)
@@ -90,6 +123,12 @@ def serve(args: argparse.Namespace) -> None:
         period = args.burst / args.rate  # seconds between one socket's bursts
         slots = max(1, round(period / FRAME_TICK_S))
         seq = 0
+        profile = None
+        if args.profile:
+            import cProfile
+
+            profile = cProfile.Profile()
+            profile.enable()
         t0 = time.perf_counter()
         cpu0 = rusage_s()
         got0 = received[0]
@@ -97,6 +136,9 @@ def serve(args: argparse.Namespace) -> None:
         tick = 0
         next_at = t0
         while time.perf_counter() - t0 < args.seconds:
+            if args.receive:
+                await asyncio.sleep(0.05)
+                continue
             for conn in conns[tick % slots :: slots]:
                 for _ in range(args.burst):
                     seq += 1
@@ -107,6 +149,9 @@ def serve(args: argparse.Namespace) -> None:
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
         wall = time.perf_counter() - t0
         cpu = rusage_s() - cpu0
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(args.profile)
         got = received[0] - got0
         result.update(
             sockets=len(conns),
@@ -118,6 +163,12 @@ def serve(args: argparse.Namespace) -> None:
             us_per_frame_sent=round(1e6 * cpu / max(sent, 1), 2),
             us_per_frame_both=round(1e6 * cpu / max(sent + got, 1), 2),
         )
+        if args.receive:
+            result.update(
+                fast_pong=fast_pong is not None,
+                pongs_checked=checked[0],
+                us_per_frame_received=round(1e6 * cpu / max(got, 1), 2),
+            )
         print(json.dumps(result), flush=True)
         await asyncio.sleep(1.0)
         server.should_exit = True
@@ -170,7 +221,18 @@ def client(args: argparse.Namespace) -> None:
             )
             if i % 50 == 49:
                 await asyncio.sleep(0.1)
-        await asyncio.gather(*pending)
+        connected = await asyncio.gather(*pending)
+        if args.receive:
+            transports = [t for t, _ in connected]
+            slots = max(1, round(1.0 / args.rate / FRAME_TICK_S))
+            tick = 0
+            next_at = time.perf_counter()
+            while stats["closed"] < args.sockets:
+                for t in transports[tick % slots :: slots]:
+                    t.send(WSMsgType.TEXT, answer)
+                tick += 1
+                next_at += FRAME_TICK_S
+                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
         while stats["closed"] < args.sockets:
             await asyncio.sleep(0.2)
         print(json.dumps({"client_frames": stats["frames"]}), flush=True)
@@ -197,6 +259,8 @@ def main() -> None:
     p.add_argument("--burst", type=int, default=1, help="frames sent to a socket at once")
     p.add_argument("--bytes", type=int, default=300, help="length of a frame")
     p.add_argument("--no-answer", dest="answer", action="store_false")
+    p.add_argument("--receive", action="store_true", help="the client sends, the server reads")
+    p.add_argument("--profile", metavar="FILE", help="the server's cProfile stats to FILE")
     p.add_argument("--no-pin", dest="pin", action="store_false")
     p.add_argument("--role", choices=["driver", "server", "client"], default="driver")
     p.add_argument("--port", type=int, default=0)

@@ -19,7 +19,7 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 
 from slapjack.server.connection import Conn
-from slapjack.server.sockets import _text_header, _ws_protocol, direct_writer
+from slapjack.server.sockets import _text_header, _ws_protocol, direct_writer, inline_pongs
 
 from .conftest import free_port
 
@@ -51,9 +51,11 @@ class Probe:
         self.direct: bool | None = None
         self.direct_sent = 0
         self.queued_sent = 0
+        self.tasks: list[bool] = []
+        """On demand: was there a writer task after a's, b's (queued), the drain, the close."""
 
 
-def app(probe: Probe) -> Starlette:
+def app(probe: Probe, on_demand: bool) -> Starlette:
     async def endpoint(ws: WebSocket) -> None:
         await ws.accept()
         conn = Conn(ws)
@@ -67,32 +69,44 @@ def app(probe: Probe) -> Starlette:
                 return ok
 
             conn.direct = counted
-        writer = asyncio.create_task(conn.writer())
+        if on_demand:
+            conn.write_on_demand()
+        else:
+            writer = asyncio.create_task(conn.writer())
         for text in texts("a"):
             conn.send(text)
+        probe.tasks.append(conn.writer_task is not None)
         proto = _ws_protocol(ws)
         proto.pause_writing()  # as the transport does over its high-water mark
         for text in texts("b"):
             conn.send(text)
         probe.queued_sent = len(conn._queue)
+        probe.tasks.append(conn.writer_task is not None)
         await asyncio.sleep(0.05)
         assert conn.waiting_s() > 0.0  # the not-reading check sees the frames wait
         proto.resume_writing()
         await asyncio.sleep(0.05)
+        probe.tasks.append(conn.writer_task is not None)
         for text in texts("c"):
             conn.send(text)
         conn.close(4001, "done")
+        probe.tasks.append(conn.writer_task is not None)
+        if on_demand:
+            assert conn.writer_task is not None
+            writer = conn.writer_task
         await writer
 
     return Starlette(routes=[WebSocketRoute("/ws", endpoint)])
 
 
 @contextlib.contextmanager
-def serve(probe: Probe, **config: Any) -> Iterator[str]:
+def serve(probe: Probe, on_demand: bool = False, **config: Any) -> Iterator[str]:
     port = free_port()
     config.setdefault("ws", "websockets-sansio")
     server = uvicorn.Server(
-        uvicorn.Config(app(probe), host="127.0.0.1", port=port, log_level="warning", **config)
+        uvicorn.Config(
+            app(probe, on_demand), host="127.0.0.1", port=port, log_level="warning", **config
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -115,10 +129,11 @@ async def read_all(ws: Any) -> list[str]:
     return got
 
 
+@pytest.mark.parametrize("on_demand", [False, True])
 @pytest.mark.parametrize("deflate", [False, True])
-async def test_direct_frames_arrive_whole_and_in_order(deflate: bool) -> None:
+async def test_direct_frames_arrive_whole_and_in_order(deflate: bool, on_demand: bool) -> None:
     probe = Probe()
-    with serve(probe, ws_per_message_deflate=deflate) as url:
+    with serve(probe, on_demand, ws_per_message_deflate=deflate) as url:
         async with websockets.connect(url, max_size=None) as ws:
             got = await read_all(ws)
             assert ws.close_code == 4001 and ws.close_reason == "done"
@@ -127,6 +142,8 @@ async def test_direct_frames_arrive_whole_and_in_order(deflate: bool) -> None:
     # a's and c's went straight to the transport, b's waited for the writer task
     assert probe.direct_sent == 2 * len(SIZES)
     assert probe.queued_sent == len(SIZES)
+    if on_demand:  # a writer task only while b's waited, and for the close
+        assert probe.tasks == [False, True, False, True]
 
 
 async def test_no_direct_path_under_other_servers() -> None:
@@ -135,3 +152,54 @@ async def test_no_direct_path_under_other_servers() -> None:
         async with websockets.connect(url, max_size=None) as ws:
             await read_all(ws)
     assert probe.direct is False
+
+
+async def test_pongs_answered_inline_skip_the_queue() -> None:
+    """A pong that ``answer`` takes never reaches ``ws.receive()``; one it
+    declines, and every other frame, arrive there in order."""
+    answered: list[tuple[int, float]] = []
+    read: list[str] = []
+
+    def answer(ping_id: int, client_time: float) -> bool:
+        answered.append((ping_id, client_time))
+        return ping_id % 2 == 1
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        assert inline_pongs(ws, answer)
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            read.append(message["text"])
+            if message["text"] == "end":
+                await ws.close(4002)
+                return
+
+    def pong(i: int) -> str:
+        return f'{{"v":1,"type":"pong","id":{i},"client_time":{10 * i}}}'
+
+    port = free_port()
+    config = uvicorn.Config(
+        Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            for text in [pong(1), "a", pong(2), pong(3), '{"type":"pong"}', "end"]:
+                await ws.send(text)
+                await asyncio.sleep(0.02)  # one at a time: nothing waits in the queue
+            await read_all(ws)
+            assert ws.close_code == 4002
+    finally:
+        server.should_exit = True
+        await task
+    assert answered == [(1, 10.0), (2, 20.0), (3, 30.0)]
+    assert read == ["a", pong(2), '{"type":"pong"}', "end"]

@@ -93,6 +93,7 @@ from .to_server import (
     StartMsg,
     Token,
     answer_id,
+    fast_pong,
     refusal,
 )
 
@@ -160,6 +161,7 @@ __all__ = [
     "encode",
     "error_frame",
     "events_json",
+    "fast_pong",
     "frame_id",
     "options_body",
     "ping_frame",

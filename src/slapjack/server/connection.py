@@ -211,6 +211,10 @@ class Conn:
     writes a frame at once when it can; :meth:`send` uses it only while
     nothing is queued or being sent, so frames keep their order, and queues
     the frame for the writer task otherwise (or when ``direct`` refuses).
+
+    The writer task is :meth:`writer`, run by the caller, or (after
+    :meth:`write_on_demand`) made by the connection itself only while a frame
+    waits: a socket that keeps up holds no task of its own.
     """
 
     def __init__(
@@ -239,6 +243,9 @@ class Conn:
         self._ready = asyncio.Event()
         self._sending_since: float | None = None
         self.direct: Callable[[str], bool] | None = None
+        self._on_demand = False
+        self.writer_task: asyncio.Task[None] | None = None
+        """The writer task made by :meth:`write_on_demand`'s mode, while there is one."""
 
     def __repr__(self) -> str:
         return f"Conn({self.id}, seat={self.seat})"
@@ -257,6 +264,18 @@ class Conn:
             self.close(CLOSE_NOT_READING, "not reading", drop=True)
             return
         self._queue.append((text, time.perf_counter()))
+        self._wake()
+
+    def write_on_demand(self) -> None:
+        """From now on make the writer task when a frame must wait (or the
+        close goes out), and let it end when the queue is empty."""
+        self._on_demand = True
+        if self._queue:
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._on_demand and self.writer_task is None:
+            self.writer_task = asyncio.get_running_loop().create_task(self.writer())
         self._ready.set()
 
     def error(self, code: str, message: str, answer: int | str | None = None) -> None:
@@ -288,7 +307,7 @@ class Conn:
             METRICS.dropped_frames += sum(1 for item in self._queue if not isinstance(item, _Close))
             self._queue.clear()
         self._queue.append(_Close(code, reason))
-        self._ready.set()
+        self._wake()
 
     async def writer(self) -> None:
         """Drain the queue onto the socket (one task per connection)."""
@@ -299,6 +318,9 @@ class Conn:
         try:
             while True:
                 if not queue:
+                    if self._on_demand:  # sent all: the next frame goes straight out
+                        self.writer_task = None
+                        return
                     self._ready.clear()
                     await self._ready.wait()
                     continue

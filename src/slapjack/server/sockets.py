@@ -28,6 +28,7 @@ from slapjack.protocol import (
     Hello,
     Pong,
     answer_id,
+    fast_pong,
     refusal,
 )
 
@@ -126,6 +127,40 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     return write
 
 
+def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
+    """Under uvicorn's websockets-sansio protocol, hand a ``pong`` that comes
+    while nothing waits in the socket's receive queue to ``answer(id,
+    client_time)`` at once, in the protocol's ``data_received``: without the
+    queue, the pause and resume of reading, ``ws.receive()`` and a wake-up of
+    the reading task. Whatever ``answer`` declines (``False``), every other
+    frame, and any frame that comes while others wait (so frames keep their
+    order), goes the usual way. Says whether it is in place (``False`` under
+    other servers)."""
+    proto = _ws_protocol(ws)
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    except ImportError:  # pragma: no cover - uvicorn without websockets
+        return False
+    if type(proto) is not WebSocketsSansIOProtocol:
+        return False
+    queued = proto.handle_text
+    queue = proto.queue
+
+    def handle_text(event: Any) -> None:
+        data = event.data
+        if event.fin and len(data) < 256 and not queue.qsize() and not proto.close_sent:
+            try:
+                pong = fast_pong(data.decode())
+            except UnicodeDecodeError:  # the usual way closes the socket (1007)
+                pong = None
+            if pong is not None and answer(*pong):
+                return
+        queued(event)
+
+    proto.handle_text = handle_text  # type: ignore[method-assign]
+    return True
+
+
 def _text_header(n: int) -> bytes:
     """The header of an unmasked, final text frame of ``n`` bytes (RFC 6455 5.2)."""
     if n < 126:
@@ -186,6 +221,14 @@ def _measurable_socket(ws: WebSocket) -> Any:
     return sock
 
 
+def _flood(room: Room, conn: Conn, what: str, limit: float, answer: int | str | None) -> None:
+    """``conn`` went over its limit of ``what`` frames: a ``rate_limited`` error, then 1008."""
+    log.warning("room %s: %r floods (%s frames): closing it", room.code, conn, what)
+    METRICS.count(f"close:{CLOSE_FLOOD}")
+    conn.error(ErrorCode.RATE_LIMITED, f"more than {limit:g} {what} frames a second", answer)
+    conn.close(CLOSE_FLOOD, "rate limited")
+
+
 async def serve_socket(
     room: Room,
     ws: WebSocket,
@@ -215,7 +258,21 @@ async def serve_socket(
         control_burst=lim.control_burst,
     )
     conn.direct = direct_writer(ws)
-    writer = asyncio.create_task(conn.writer())
+    conn.write_on_demand()
+
+    def answer(ping_id: int, client_time: float) -> bool:
+        """An inline pong (:func:`inline_pongs`) that answers a ping of ours, as below."""
+        if conn.closed or not conn.ponged < ping_id <= conn.pinged:
+            return False
+        conn.ponged = ping_id
+        at = room.now()
+        room.on_pong(conn, ping_id, client_time, at)
+        rtt = tcp_rtt(ws) if transport_rtt else None
+        if rtt is not None:
+            room.on_transport_rtt(conn, rtt, at)
+        return True
+
+    inline_pongs(ws, answer)
     pings = pinger if pinger is not None else Pinger()
     pings.add(room, conn, partial(not_reading, conn, ws, lim.not_reading_s), partial(_abort, ws))
     try:
@@ -225,6 +282,19 @@ async def serve_socket(
                 break
             at = room.now()
             text = message.get("text")
+            pong = fast_pong(text) if text is not None and len(text) < 256 else None
+            if pong is not None:  # the common frame: as below for a validated Pong
+                ping_id, client_time = pong
+                if conn.ponged < ping_id <= conn.pinged:
+                    conn.ponged = ping_id
+                elif not conn.control.allow():
+                    _flood(room, conn, "hello/pong", lim.control_per_second, ping_id)
+                    break
+                room.on_pong(conn, ping_id, client_time, at)
+                rtt = tcp_rtt(ws) if transport_rtt else None
+                if rtt is not None:
+                    room.on_transport_rtt(conn, rtt, at)
+                continue
             msg: Any = None
             refused: tuple[ErrorCode, str] | None = None
             if text is None:
@@ -250,16 +320,13 @@ async def serve_socket(
             if not flood and token is not None and tokens is not None:
                 flood = tokens.hit(token) is not None
             if flood:
-                what = "hello/pong" if control else "game"
-                log.warning("room %s: %r floods (%s frames): closing it", room.code, conn, what)
-                METRICS.count(f"close:{CLOSE_FLOOD}")
-                limit = lim.control_per_second if control else room.timing.rate_limit
-                conn.error(
-                    ErrorCode.RATE_LIMITED,
-                    f"more than {limit:g} {what} frames a second",
+                _flood(
+                    room,
+                    conn,
+                    "hello/pong" if control else "game",
+                    lim.control_per_second if control else room.timing.rate_limit,
                     msg.id if msg is not None else answer_id(text) if text else None,
                 )
-                conn.close(CLOSE_FLOOD, "rate limited")
                 break
             if refused is not None:
                 conn.error(
@@ -280,9 +347,11 @@ async def serve_socket(
         pings.discard(conn)
         room.submit(partial(room.disconnect, conn))
         conn.close(1000)
-        try:
-            await asyncio.wait_for(writer, 2.0)
-        except (TimeoutError, asyncio.CancelledError):
-            writer.cancel()
-        except Exception:
-            log.debug("writer of %r ended with an error", conn, exc_info=True)
+        writer = conn.writer_task
+        if writer is not None:
+            try:
+                await asyncio.wait_for(writer, 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                writer.cancel()
+            except Exception:
+                log.debug("writer of %r ended with an error", conn, exc_info=True)
