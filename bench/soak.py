@@ -78,8 +78,17 @@ TIMING = {
     "bot_pace": 0.3,
 }
 """The soak rooms' timers: quick games; a room nobody is connected to closes after 8 s."""
-PLAYER_ERRORS = {"stale_flip", "not_your_turn", "not_settled", "game_over", "player_out"}
-"""Error codes a player may get in a fair game (races with timers and covering bots)."""
+PLAYER_ERRORS = {
+    "stale_flip",
+    "not_your_turn",
+    "not_settled",
+    "game_over",
+    "player_out",
+    "not_started",
+}
+"""Error codes a player may get in a fair game (races with timers and covering
+bots; ``not_started``: a flip or slap during the countdown of a game rebuilt
+after a restart)."""
 RESTART_CLOSES = {1006, 1011, 1012}
 """How a socket may end when its server is killed."""
 
