@@ -76,6 +76,17 @@ def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> bool:
     return isinstance(sent, float) and loop.time() - sent > limit_s
 
 
+def _sansio(ws: WebSocket) -> Any:
+    """``ws``'s uvicorn websockets-sansio protocol object (the server's
+    default), or ``None`` under any other WebSocket implementation."""
+    proto = _ws_protocol(ws)
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    except ImportError:  # pragma: no cover - uvicorn without websockets
+        return None
+    return proto if type(proto) is WebSocketsSansIOProtocol else None
+
+
 def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     """A function that writes a text frame onto ``ws`` at once, without a task
     wake-up or the ASGI send path, and says whether it did: under uvicorn's
@@ -89,14 +100,11 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     the connection is gone. Without extensions the frame header is built here
     (a server's frames are not masked: RFC 6455 5.2); with permessage-deflate
     the websockets protocol object frames and compresses it."""
-    proto = _ws_protocol(ws)
-    try:
-        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-        from websockets.protocol import State
-    except ImportError:  # pragma: no cover - uvicorn without websockets
+    proto = _sansio(ws)
+    if proto is None:
         return None
-    if type(proto) is not WebSocketsSansIOProtocol:
-        return None
+    from websockets.protocol import State
+
     wsconn = proto.conn
     writable = proto.writable
     transport = proto.transport
@@ -136,12 +144,8 @@ def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
     frame, and any frame that comes while others wait (so frames keep their
     order), goes the usual way. Says whether it is in place (``False`` under
     other servers)."""
-    proto = _ws_protocol(ws)
-    try:
-        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-    except ImportError:  # pragma: no cover - uvicorn without websockets
-        return False
-    if type(proto) is not WebSocketsSansIOProtocol:
+    proto = _sansio(ws)
+    if proto is None:
         return False
     queued = proto.handle_text
     queue = proto.queue
