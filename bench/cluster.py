@@ -44,9 +44,7 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -155,21 +153,12 @@ async def main() -> None:
     signal.signal(signal.SIGALRM, _stop)
     signal.signal(signal.SIGTERM, _stop)
     signal.alarm(int(args.deadline))
-    if args.capacity:
-        from cluster_capacity import capacity
+    from cluster_capacity import capacity, fresh_nodes
 
+    if args.capacity:
         await capacity(args, Node, REDIS, PG)
         return
-    schema = f"slapjack_bench_{uuid.uuid4().hex[:10]}"
-    prefix = f"sjbench-{uuid.uuid4().hex[:8]}"
-    conn = await asyncpg.connect(PG)
-    await conn.execute(f'CREATE SCHEMA "{schema}"')
-    await conn.close()
-    logs = Path(tempfile.mkdtemp(prefix="slapjack-cluster-bench-"))
-    nodes = [
-        Node(chr(ord("a") + i), f"{PG}?search_path={schema}", prefix, logs / f"{i}.log")
-        for i in range(args.nodes)
-    ]
+    schema, prefix, nodes = await fresh_nodes(Node, PG, args.nodes, "bench")
     times: list[float] = []
     try:
         for n in nodes:

@@ -100,19 +100,26 @@ async def stored_actions(pg: str, schema: str) -> int:
         await conn.close()
 
 
-async def one_count(
-    args: argparse.Namespace, node_cls: Any, redis: str, pg: str, n: int
-) -> dict[str, Any]:
+async def fresh_nodes(node_cls: Any, pg: str, n: int, tag: str) -> tuple[str, str, list[Any]]:
+    """``n`` nodes (not started) on a fresh PostgreSQL schema and Redis key
+    prefix of their own, logging to a new temp dir: schema, prefix, nodes."""
     schema = f"slapjack_bench_{uuid.uuid4().hex[:10]}"
     prefix = f"sjbench-{uuid.uuid4().hex[:8]}"
     conn = await asyncpg.connect(pg)
     await conn.execute(f'CREATE SCHEMA "{schema}"')
     await conn.close()
-    logs = Path(tempfile.mkdtemp(prefix="slapjack-cluster-capacity-"))
+    logs = Path(tempfile.mkdtemp(prefix=f"slapjack-cluster-{tag}-"))
     nodes = [
         node_cls(chr(ord("a") + i), f"{pg}?search_path={schema}", prefix, logs / f"{i}.log")
         for i in range(n)
     ]
+    return schema, prefix, nodes
+
+
+async def one_count(
+    args: argparse.Namespace, node_cls: Any, redis: str, pg: str, n: int
+) -> dict[str, Any]:
+    schema, prefix, nodes = await fresh_nodes(node_cls, pg, n, "capacity")
     workers: list[tuple[Any, Connection]] = []
     r = aioredis.Redis.from_url(redis)
     try:
