@@ -294,9 +294,11 @@ SLAP_JACKS_IN_PAGE = """([delay, tap]) => {
 }"""
 
 
-def slap_jacks_in_page(page: Any, delay_ms: float = 120.0, *, tap: bool = False) -> None:
+def slap_jacks_in_page(page: Any, delay_ms: float = 260.0, *, tap: bool = False) -> None:
     """From now on the page slaps each Jack ``delay_ms`` after it shows (a key
     press, or with ``tap`` a touch on Slap), if it is still the top card then.
+    Keep ``delay_ms`` a person's (not under ~150 ms): a faster slap is judged a
+    false start.
 
     Done by the page's own timer: a test that sees the Jack through Playwright
     and answers with a key press is late by its round trips, which on a loaded

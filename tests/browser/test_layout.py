@@ -157,7 +157,7 @@ def play(page: Any, flips: int, phone: bool, *, slap_jacks: bool = True) -> None
     on Slap) until ``flips`` cards were turned up."""
     done: set[int] = set()
     if slap_jacks:
-        slap_jacks_in_page(page, 120, tap=phone)
+        slap_jacks_in_page(page, 260, tap=phone)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         st = table_state(page)
