@@ -251,6 +251,13 @@ def test_the_tui_docs_name_only_real_options() -> None:
     assert documented == real - {"-h", "--help"}, documented ^ (real - {"-h", "--help"})
 
 
+def test_the_serve_options_table_names_every_option() -> None:
+    text = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    table = text[text.index("## `slapjack serve`: every option") : text.index("## How it fits")]
+    documented = set(re.findall(r"`(--?[a-z][\w-]*)`", table.split("| option |", 1)[1]))
+    assert documented == options_of("serve"), documented ^ options_of("serve")
+
+
 def test_a_deck_file_that_is_not_text(tmp_path: Path, no_game: list[SlapjackApp]) -> None:
     deck = tmp_path / "deck.bin"
     deck.write_bytes(b"\xff\xfe\x00AS")
