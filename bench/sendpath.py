@@ -20,10 +20,14 @@ counts show that every frame arrived.
     PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --sockets 2000 --seconds 10
 
 ``--receive``: the receive path alone. The server sends nothing; the client
-sends every socket ``--rate`` pongs a second (spread over 10 ms ticks), and
-the server reads each with ``ws.receive()`` and checks it as
-``serve_socket`` does (``protocol.fast_pong`` where the tree has it, else
-``CLIENT_MESSAGE.validate_json``): CPU per frame received.
+sends every socket ``--rate`` pongs a second (spread over 10 ms ticks;
+``--frame slap`` or ``flip``: that game frame instead), and the server reads
+each as ``serve_socket`` does and checks it (``protocol.fast_pong`` where the
+tree has it, else ``CLIENT_MESSAGE.validate_json``): CPU per frame received.
+Where the tree has ``sockets.inline_frames`` every text frame is handled in
+uvicorn's ``data_received`` (``--no-split``: without the frame splitter);
+where it has only ``sockets.inline_pongs``, pongs are, and other frames go
+through ``ws.receive()``.
 
     PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --receive --sockets 2000 --rate 5
 
@@ -45,6 +49,12 @@ import time
 from typing import Any
 
 FRAME_TICK_S = 0.01
+FRAMES = {  # what the client sends (--receive) or answers with
+    "pong": b'{"v":1,"type":"pong","id":1,"client_time":1.0}',
+    "slap": b'{"v":1,"type":"slap","token":"AbCdEfGhIjKlMnOpQrStUv","flip_id":12,'
+    b'"reaction_ms":231.5,"shown_at":1733091234567.25,"input_at":1733091234798.75}',
+    "flip": b'{"v":1,"type":"flip","token":"AbCdEfGhIjKlMnOpQrStUv","flip_id":12}',
+}
 
 
 def rusage_s() -> float:
@@ -76,8 +86,8 @@ def serve(args: argparse.Namespace) -> None:
         if fast_pong is not None and len(text) < 256 and fast_pong(text) is not None:
             checked[0] += 1
             return
-        if isinstance(validate(text), protocol.Pong):
-            checked[0] += 1
+        validate(text)  # a slap or a flip: pydantic, as serve_socket does
+        checked[0] += 1
 
     direct_writer = getattr(sockets, "direct_writer", None)
     conns: list[Conn] = []
@@ -92,8 +102,17 @@ def serve(args: argparse.Namespace) -> None:
             conn.direct = direct_writer(ws)
         writer = asyncio.create_task(conn.writer())
         conns.append(conn)
+        inline_frames = getattr(sockets, "inline_frames", None)
         inline = getattr(sockets, "inline_pongs", None)
-        if args.receive and inline is not None:
+        if args.receive and inline_frames is not None:  # every text frame in data_received
+
+            def on_text(text: str) -> bool:
+                received[0] += 1
+                check(text)
+                return True
+
+            inline_frames(ws, on_text, split=args.split)
+        elif args.receive and inline is not None:  # pongs in data_received
 
             def answer(ping_id: int, client_time: float) -> bool:
                 received[0] += 1
@@ -197,7 +216,7 @@ def client(args: argparse.Namespace) -> None:
     from picows import WSListener, WSMsgType, ws_connect
 
     stats = {"frames": 0, "closed": 0}
-    answer = b'{"v":1,"type":"pong","id":1,"client_time":1.0}'
+    answer = FRAMES[args.frame]
 
     class Listener(WSListener):  # type: ignore[misc]
         def on_ws_frame(self, transport: Any, frame: Any) -> None:
@@ -261,6 +280,15 @@ def main() -> None:
     p.add_argument("--no-answer", dest="answer", action="store_false")
     p.add_argument("--receive", action="store_true", help="the client sends, the server reads")
     p.add_argument("--profile", metavar="FILE", help="the server's cProfile stats to FILE")
+    p.add_argument(
+        "--frame", choices=sorted(FRAMES), default="pong", help="the frame the client sends"
+    )
+    p.add_argument(
+        "--no-split",
+        dest="split",
+        action="store_false",
+        help="--receive: no frame splitter in front of websockets' parser (a tree that has one)",
+    )
     p.add_argument("--no-pin", dest="pin", action="store_false")
     p.add_argument("--role", choices=["driver", "server", "client"], default="driver")
     p.add_argument("--port", type=int, default=0)
