@@ -213,9 +213,9 @@ async def test_frames_keep_their_order_across_both_ways(port: int) -> None:
     """A frame the inline handler declines goes to the queue; the frames after
     it follow it there until the app has read it (nothing overtakes)."""
     stream = text("queue me") + b"".join(text(f"n{i}") for i in range(5)) + raw(2, b"b") + text("x")
-    got = await talk(port, [stream, text("close 4003")], inline=True)
+    got = await talk(port, [stream, text("close 4003"), END], inline=True)
     assert got["code"] == 4003
     assert got["ways"] == ["queue"] * 9
     assert got["texts"] == ["queue me", *(f"n{i}" for i in range(5)), "b'b'", "x", "close 4003"]
-    plain = await talk(port, [stream, text("close 4003")], inline=False)
+    plain = await talk(port, [stream, text("close 4003"), END], inline=False)
     assert plain["texts"] == got["texts"]

@@ -152,7 +152,7 @@ BAD = {  # frames websockets refuses, each with its close code
     "fragmented ping": (raw(9, b"x", fin=False), 1002),
     "long ping": (raw(9, b"p" * 126), 1002),
     "too big": (text(b"", declared=70000, form=64), 1009),
-    "too big, binary": (raw(2, b"", declared=65535 + 1, form=64), 1009),
+    "too big, binary": (raw(2, b"", declared=65537, form=64), 1009),
     "close, bad code": (raw(8, (999).to_bytes(2, "big")), 1002),
     "close, one byte": (raw(8, b"\x03"), 1002),
     "close, bad UTF-8 reason": (raw(8, (1000).to_bytes(2, "big") + b"\xff"), 1007),
