@@ -93,6 +93,18 @@ class FrameSplitter:
 
     def receive_data(self, data: bytes | bytearray) -> None:
         wsconn = self._wsconn
+        if self._synced and not self._buf and len(data) >= 6 and data[0] == 0x81:
+            # the common read: one whole frame of 0-125 bytes and nothing else
+            length = data[1] - 0x80
+            if (
+                0 <= length < 126
+                and length + 6 == len(data)
+                and length <= self._limit
+                and wsconn.state is OPEN
+            ):
+                self.cut += 1
+                self._on_text(apply_mask(data[6:], data[2:6]))
+                return
         if not self._synced:
             if not at_frame_boundary(wsconn):
                 self.fed += 1
