@@ -40,9 +40,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from websockets.frames import apply_mask
 from websockets.protocol import OPEN, Protocol
 from websockets.streams import StreamReader
+
+try:  # websockets' C version, as its own parser uses where built
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - websockets without its C extension
+    from websockets.utils import apply_mask
 
 _AT_EOF = StreamReader.at_eof.__code__
 _PARSE = Protocol.parse.__code__
@@ -78,7 +82,7 @@ class FrameSplitter:
 
     def __init__(self, wsconn: Any, on_text: Callable[[bytes], None], limit: int) -> None:
         self._wsconn = wsconn
-        self._feed: Callable[[bytes], None] = wsconn.receive_data  # websockets' own
+        self._feed: Callable[[bytes | bytearray], None] = wsconn.receive_data  # websockets' own
         self._on_text = on_text
         most = wsconn.max_message_size
         if wsconn.max_fragment_size is not None:
