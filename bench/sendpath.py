@@ -20,10 +20,14 @@ counts show that every frame arrived.
     PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --sockets 2000 --seconds 10
 
 ``--receive``: the receive path alone. The server sends nothing; the client
-sends every socket ``--rate`` pongs a second (spread over 10 ms ticks), and
-the server reads each with ``ws.receive()`` and checks it as
-``serve_socket`` does (``protocol.fast_pong`` where the tree has it, else
-``CLIENT_MESSAGE.validate_json``): CPU per frame received.
+sends every socket ``--rate`` pongs a second (spread over 10 ms ticks;
+``--frame slap`` or ``flip``: that game frame instead), and the server reads
+each as ``serve_socket`` does and checks it (``protocol.fast_pong`` where the
+tree has it, else ``CLIENT_MESSAGE.validate_json``): CPU per frame received.
+Where the tree has ``sockets.inline_frames`` every text frame is handled in
+uvicorn's ``data_received`` (``--no-split``: without the frame splitter);
+where it has only ``sockets.inline_pongs``, pongs are, and other frames go
+through ``ws.receive()``.
 
     PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --receive --sockets 2000 --rate 5
 
@@ -45,6 +49,12 @@ import time
 from typing import Any
 
 FRAME_TICK_S = 0.01
+FRAMES = {  # what the client sends (--receive) or answers with
+    "pong": b'{"v":1,"type":"pong","id":1,"client_time":1.0}',
+    "slap": b'{"v":1,"type":"slap","token":"AbCdEfGhIjKlMnOpQrStUv","flip_id":12,'
+    b'"reaction_ms":231.5,"shown_at":1733091234567.25,"input_at":1733091234798.75}',
+    "flip": b'{"v":1,"type":"flip","token":"AbCdEfGhIjKlMnOpQrStUv","flip_id":12}',
+}
 
 
 def rusage_s() -> float:
@@ -53,6 +63,175 @@ def rusage_s() -> float:
 
 
 # ---------------------------------------------------------------- the server
+
+
+def install_inline(
+    sockets: Any,
+    ws: Any,
+    args: argparse.Namespace,
+    received: list[int],
+    checked: list[int],
+    check: Any,
+) -> None:
+    """The receive path of the tree on ``PYTHONPATH``: every text frame in
+    uvicorn's ``data_received`` (``inline_frames``), or pongs alone
+    (``inline_pongs``), or nothing (every frame through ``ws.receive()``)."""
+    inline_frames = getattr(sockets, "inline_frames", None)
+    inline = getattr(sockets, "inline_pongs", None)
+    if inline_frames is not None:
+
+        def on_text(text: str) -> bool:
+            received[0] += 1
+            check(text)
+            return True
+
+        inline_frames(ws, on_text, split=args.split)
+    elif inline is not None:
+
+        def answer(ping_id: int, client_time: float) -> bool:
+            received[0] += 1
+            checked[0] += 1
+            return True
+
+        inline(ws, answer)
+
+
+def checker(checked: list[int]) -> Any:
+    """``serve_socket``'s check of a frame: ``fast_pong`` where the tree has it, else pydantic."""
+    from slapjack import protocol
+
+    fast_pong = getattr(protocol, "fast_pong", None)
+    validate = protocol.CLIENT_MESSAGE.validate_json
+
+    def check(text: str | None) -> None:
+        if text is None:
+            return
+        if fast_pong is not None and len(text) < 256 and fast_pong(text) is not None:
+            checked[0] += 1
+            return
+        validate(text)  # a slap or a flip: pydantic, as serve_socket does
+        checked[0] += 1
+
+    return check
+
+
+def inproc(args: argparse.Namespace) -> None:
+    """``--inproc``: uvicorn's websockets-sansio protocol object alone, in this
+    process, on a stand-in transport: the handshake, then ``--frames`` masked
+    client frames (``--frame``) fed one ``data_received`` each, with one turn
+    of the event loop after each (the app task reads what was queued); process
+    CPU time per frame, best of ``--rounds``. No sockets, no epoll, no other
+    process: the receive path's own cost, robust to a busy machine."""
+    import base64
+
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket
+    from uvicorn.config import Config
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from uvicorn.server import ServerState
+    from websockets.frames import apply_mask
+
+    from slapjack.commands.serve import MAX_WS_FRAME
+    from slapjack.server import sockets
+
+    received = [0]
+    checked = [0]
+    check = checker(checked)
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        install_inline(sockets, ws, args, received, checked, check)
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            received[0] += 1
+            check(message.get("text"))
+
+    class Transport:
+        def __init__(self) -> None:
+            self.out: list[bytes] = []
+
+        def write(self, data: bytes) -> None:
+            self.out.append(data)
+
+        def is_closing(self) -> bool:
+            return False
+
+        def get_extra_info(self, name: str, default: Any = None) -> Any:
+            return default
+
+        def pause_reading(self) -> None:
+            pass
+
+        def resume_reading(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    config = Config(
+        Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
+        ws="websockets-sansio",
+        ws_max_size=MAX_WS_FRAME,
+        ws_per_message_deflate=False,
+        ws_ping_interval=None,
+        lifespan="off",
+        log_level="warning",
+    )
+    config.load()
+    key = b"\x37\xfa\x21\x3d"
+    payload = FRAMES[args.frame]
+    frame = bytes([0x81, 0x80 | len(payload)]) + key + apply_mask(payload, key)
+    if len(payload) >= 126:
+        frame = bytes([0x81, 0xFE]) + len(payload).to_bytes(2, "big") + key
+        frame += apply_mask(payload, key)
+    import time as _time
+
+    async def main() -> dict[str, Any]:
+        proto = WebSocketsSansIOProtocol(
+            config, ServerState(), {}, _loop=asyncio.get_running_loop()
+        )
+        transport = Transport()
+        proto.connection_made(transport)  # type: ignore[arg-type]
+        nonce = base64.b64encode(b"0123456789abcdef").decode()
+        proto.data_received(
+            (
+                "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {nonce}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert transport.out and transport.out[0].startswith(b"HTTP/1.1 101"), transport.out
+        feed = proto.data_received
+        best = float("inf")
+        for _ in range(args.rounds):
+            got0 = received[0]
+            t0 = _time.process_time()
+            for _ in range(args.frames):
+                feed(frame)
+                await asyncio.sleep(0)
+            cpu = _time.process_time() - t0
+            assert received[0] - got0 == args.frames, (received[0] - got0, args.frames)
+            best = min(best, cpu)
+        proto.connection_lost(None)  # the app reads its disconnect and ends
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return {
+            "frame": args.frame,
+            "frames": args.frames,
+            "split": args.split,
+            "inline_frames": hasattr(sockets, "inline_frames"),
+            "inline_pongs": hasattr(sockets, "inline_pongs"),
+            "us_per_frame": round(best / args.frames * 1e6, 2),
+        }
+
+    import uvloop
+
+    print(json.dumps(uvloop.run(main())))
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -67,17 +246,8 @@ def serve(args: argparse.Namespace) -> None:
     from slapjack.server.connection import Conn
 
     fast_pong = getattr(protocol, "fast_pong", None)
-    validate = protocol.CLIENT_MESSAGE.validate_json
     checked = [0]
-
-    def check(text: str | None) -> None:
-        if text is None:
-            return
-        if fast_pong is not None and len(text) < 256 and fast_pong(text) is not None:
-            checked[0] += 1
-            return
-        if isinstance(validate(text), protocol.Pong):
-            checked[0] += 1
+    check = checker(checked)
 
     direct_writer = getattr(sockets, "direct_writer", None)
     conns: list[Conn] = []
@@ -92,15 +262,8 @@ def serve(args: argparse.Namespace) -> None:
             conn.direct = direct_writer(ws)
         writer = asyncio.create_task(conn.writer())
         conns.append(conn)
-        inline = getattr(sockets, "inline_pongs", None)
-        if args.receive and inline is not None:
-
-            def answer(ping_id: int, client_time: float) -> bool:
-                received[0] += 1
-                checked[0] += 1
-                return True
-
-            inline(ws, answer)
+        if args.receive:
+            install_inline(sockets, ws, args, received, checked, check)
         try:
             while True:
                 message = await ws.receive()
@@ -197,7 +360,7 @@ def client(args: argparse.Namespace) -> None:
     from picows import WSListener, WSMsgType, ws_connect
 
     stats = {"frames": 0, "closed": 0}
-    answer = b'{"v":1,"type":"pong","id":1,"client_time":1.0}'
+    answer = FRAMES[args.frame]
 
     class Listener(WSListener):  # type: ignore[misc]
         def on_ws_frame(self, transport: Any, frame: Any) -> None:
@@ -261,10 +424,29 @@ def main() -> None:
     p.add_argument("--no-answer", dest="answer", action="store_false")
     p.add_argument("--receive", action="store_true", help="the client sends, the server reads")
     p.add_argument("--profile", metavar="FILE", help="the server's cProfile stats to FILE")
+    p.add_argument(
+        "--frame", choices=sorted(FRAMES), default="pong", help="the frame the client sends"
+    )
+    p.add_argument(
+        "--no-split",
+        dest="split",
+        action="store_false",
+        help="--receive: no frame splitter in front of websockets' parser (a tree that has one)",
+    )
     p.add_argument("--no-pin", dest="pin", action="store_false")
+    p.add_argument(
+        "--inproc",
+        action="store_true",
+        help="the receive path in this process alone (uvicorn's protocol, no sockets)",
+    )
+    p.add_argument("--frames", type=int, default=50_000, help="--inproc: frames a round")
+    p.add_argument("--rounds", type=int, default=5, help="--inproc: rounds (the best counts)")
     p.add_argument("--role", choices=["driver", "server", "client"], default="driver")
     p.add_argument("--port", type=int, default=0)
     args = p.parse_args()
+    if args.inproc:
+        inproc(args)
+        return
     if args.role == "server":
         serve(args)
         return

@@ -20,6 +20,7 @@ from typing import Any, Final
 from fastapi import WebSocket
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect
+from websockets.frames import Frame, Opcode
 
 from slapjack.protocol import (
     CLIENT_MESSAGE,
@@ -32,6 +33,7 @@ from slapjack.protocol import (
     refusal,
 )
 
+from . import wsframes
 from .clocksync import TCP_INFO_SIZE, parse_tcp_info
 from .connection import Conn, KeyedLimiter, Limits
 from .metrics import METRICS
@@ -135,34 +137,60 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     return write
 
 
-def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
-    """Under uvicorn's websockets-sansio protocol, hand a ``pong`` that comes
-    while nothing waits in the socket's receive queue to ``answer(id,
-    client_time)`` at once, in the protocol's ``data_received``: without the
-    queue, the pause and resume of reading, ``ws.receive()`` and a wake-up of
-    the reading task. Whatever ``answer`` declines (``False``), every other
-    frame, and any frame that comes while others wait (so frames keep their
-    order), goes the usual way. Says whether it is in place (``False`` under
-    other servers)."""
+def inline_frames(ws: WebSocket, on_text: Callable[[str], bool], *, split: bool = True) -> bool:
+    """Under uvicorn's websockets-sansio protocol, hand every final text frame
+    that comes while nothing waits in the socket's receive queue (and the close
+    has not begun) to ``on_text(text)`` at once, in the protocol's
+    ``data_received``: without the queue, the pause and resume of reading,
+    ``ws.receive()`` and a wake-up of the reading task. Whatever ``on_text``
+    declines (``False``), bad UTF-8, every other frame, and any frame that
+    comes while others wait (so frames keep their order) goes the usual way.
+
+    Without extensions (and unless ``split`` is false) the small masked text
+    frames are cut out of the bytes before websockets' parser
+    (:mod:`.wsframes`); every other frame, and every error, is websockets' and
+    uvicorn's as before. Says whether it is in place (``False`` under other
+    servers)."""
     proto = _sansio(ws)
     if proto is None:
         return False
     queued = proto.handle_text
     queue = proto.queue
 
-    def handle_text(event: Any) -> None:
-        data = event.data
-        if event.fin and len(data) < 256 and not queue.qsize() and not proto.close_sent:
-            try:
-                pong = fast_pong(data.decode())
-            except UnicodeDecodeError:  # the usual way closes the socket (1007)
-                pong = None
-            if pong is not None and answer(*pong):
-                return
-        queued(event)
+    def text_received(data: bytes) -> bool:
+        """``data`` handled here (``True``), or to go the usual way."""
+        if queue.qsize() or proto.close_sent:
+            return False
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:  # the usual way closes the socket (1007)
+            return False
+        return on_text(text)
+
+    def handle_text(event: Any) -> None:  # a text frame parsed by websockets
+        if not (event.fin and text_received(event.data)):
+            queued(event)
+
+    def cut_out(payload: bytes) -> None:  # a text frame cut out by the splitter
+        if not text_received(payload):
+            queued(Frame(Opcode.TEXT, payload))
 
     proto.handle_text = handle_text  # type: ignore[method-assign]
+    if split:
+        wsframes.install(proto, cut_out, MAX_FRAME_BYTES)
     return True
+
+
+def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
+    """:func:`inline_frames` for pongs alone: a well-formed ``pong``
+    (:func:`~slapjack.protocol.fast_pong`) goes to ``answer(id, client_time)``;
+    whatever ``answer`` declines, and every other frame, goes the usual way."""
+
+    def on_text(text: str) -> bool:
+        pong = fast_pong(text) if len(text) < 256 else None
+        return pong is not None and answer(*pong)
+
+    return inline_frames(ws, on_text)
 
 
 def _text_header(n: int) -> bytes:
@@ -264,87 +292,97 @@ async def serve_socket(
     conn.direct = direct_writer(ws)
     conn.write_on_demand()
 
-    def answer(ping_id: int, client_time: float) -> bool:
-        """An inline pong (:func:`inline_pongs`) that answers a ping of ours, as below."""
-        if conn.closed or not conn.ponged < ping_id <= conn.pinged:
-            return False
-        conn.ponged = ping_id
+    def frame(text: str | None) -> bool:
+        """Check one frame, count it toward its limit and pass it to the room;
+        ``False`` when the socket floods (then it is closing: 1008)."""
         at = room.now()
-        room.on_pong(conn, ping_id, client_time, at)
-        rtt = tcp_rtt(ws) if transport_rtt else None
-        if rtt is not None:
-            room.on_transport_rtt(conn, rtt, at)
+        pong = fast_pong(text) if text is not None and len(text) < 256 else None
+        if pong is not None:  # the common frame: as below for a validated Pong
+            ping_id, client_time = pong
+            if conn.ponged < ping_id <= conn.pinged:
+                conn.ponged = ping_id
+            elif not conn.control.allow():
+                _flood(room, conn, "hello/pong", lim.control_per_second, ping_id)
+                return False
+            room.on_pong(conn, ping_id, client_time, at)
+            rtt = tcp_rtt(ws) if transport_rtt else None
+            if rtt is not None:
+                room.on_transport_rtt(conn, rtt, at)
+            return True
+        msg: Any = None
+        refused: tuple[ErrorCode, str] | None = None
+        if text is None:
+            refused = (ErrorCode.BAD_MESSAGE, "frames are JSON text, not binary")
+        elif len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
+            log.info("room %s: %r: frame of %d chars", room.code, conn, len(text))
+            refused = (ErrorCode.TOO_LARGE, f"frames are at most {MAX_FRAME_BYTES} bytes")
+        else:
+            try:
+                msg = CLIENT_MESSAGE.validate_json(text)
+            except ValidationError as exc:
+                refused = refusal(exc)
+        control = isinstance(msg, Pong | Hello)
+        bucket = conn.control if control else conn.limit
+        if isinstance(msg, Pong) and conn.ponged < msg.id <= conn.pinged:
+            # the answer to a ping of ours: never a flood, however many
+            # come at once (a page that froze answers them all together)
+            conn.ponged = msg.id
+            flood = False
+        else:
+            flood = not bucket.allow()
+        token = getattr(msg, "token", None) if msg is not None and not control else None
+        if not flood and token is not None and tokens is not None:
+            flood = tokens.hit(token) is not None
+        if flood:
+            _flood(
+                room,
+                conn,
+                "hello/pong" if control else "game",
+                lim.control_per_second if control else room.timing.rate_limit,
+                msg.id if msg is not None else answer_id(text) if text else None,
+            )
+            return False
+        if refused is not None:
+            conn.error(*refused, answer_id(text) if text and len(text) <= MAX_FRAME_BYTES else None)
+            log.info("room %s: %r: bad frame (%s)", room.code, conn, refused[0])
+            return True
+        if isinstance(msg, Pong):
+            room.on_pong(conn, msg.id, msg.client_time, at)
+            rtt = tcp_rtt(ws) if transport_rtt else None
+            if rtt is not None:
+                room.on_transport_rtt(conn, rtt, at)
+            return True
+        room.submit(partial(room.handle, conn, msg, at))
         return True
 
-    inline_pongs(ws, answer)
+    failed: list[Exception] = []
+
+    def inline(text: str) -> bool:
+        """A text frame handled in uvicorn's ``data_received``
+        (:func:`inline_frames`), as the loop below would; once the socket
+        is closing its frames go the usual way (and end the loop). An error
+        closes the socket and is raised by the loop, as if raised there."""
+        if conn.closed:
+            return False
+        try:
+            frame(text)
+        except Exception as exc:
+            failed.append(exc)
+            conn.close(1000)
+        return True
+
+    inline_frames(ws, inline)
     pings = pinger if pinger is not None else Pinger()
     pings.add(room, conn, partial(not_reading, conn, ws, lim.not_reading_s), partial(_abort, ws))
     try:
         while not conn.closed:
             message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
+            if message["type"] == "websocket.disconnect" or conn.closed:
                 break
-            at = room.now()
-            text = message.get("text")
-            pong = fast_pong(text) if text is not None and len(text) < 256 else None
-            if pong is not None:  # the common frame: as below for a validated Pong
-                ping_id, client_time = pong
-                if conn.ponged < ping_id <= conn.pinged:
-                    conn.ponged = ping_id
-                elif not conn.control.allow():
-                    _flood(room, conn, "hello/pong", lim.control_per_second, ping_id)
-                    break
-                room.on_pong(conn, ping_id, client_time, at)
-                rtt = tcp_rtt(ws) if transport_rtt else None
-                if rtt is not None:
-                    room.on_transport_rtt(conn, rtt, at)
-                continue
-            msg: Any = None
-            refused: tuple[ErrorCode, str] | None = None
-            if text is None:
-                refused = (ErrorCode.BAD_MESSAGE, "frames are JSON text, not binary")
-            elif len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
-                log.info("room %s: %r: frame of %d chars", room.code, conn, len(text))
-                refused = (ErrorCode.TOO_LARGE, f"frames are at most {MAX_FRAME_BYTES} bytes")
-            else:
-                try:
-                    msg = CLIENT_MESSAGE.validate_json(text)
-                except ValidationError as exc:
-                    refused = refusal(exc)
-            control = isinstance(msg, Pong | Hello)
-            bucket = conn.control if control else conn.limit
-            if isinstance(msg, Pong) and conn.ponged < msg.id <= conn.pinged:
-                # the answer to a ping of ours: never a flood, however many
-                # come at once (a page that froze answers them all together)
-                conn.ponged = msg.id
-                flood = False
-            else:
-                flood = not bucket.allow()
-            token = getattr(msg, "token", None) if msg is not None and not control else None
-            if not flood and token is not None and tokens is not None:
-                flood = tokens.hit(token) is not None
-            if flood:
-                _flood(
-                    room,
-                    conn,
-                    "hello/pong" if control else "game",
-                    lim.control_per_second if control else room.timing.rate_limit,
-                    msg.id if msg is not None else answer_id(text) if text else None,
-                )
+            if not frame(message.get("text")):
                 break
-            if refused is not None:
-                conn.error(
-                    *refused, answer_id(text) if text and len(text) <= MAX_FRAME_BYTES else None
-                )
-                log.info("room %s: %r: bad frame (%s)", room.code, conn, refused[0])
-                continue
-            if isinstance(msg, Pong):
-                room.on_pong(conn, msg.id, msg.client_time, at)
-                rtt = tcp_rtt(ws) if transport_rtt else None
-                if rtt is not None:
-                    room.on_transport_rtt(conn, rtt, at)
-                continue
-            room.submit(partial(room.handle, conn, msg, at))
+        if failed:
+            raise failed[0]
     except WebSocketDisconnect:
         pass
     finally:

@@ -1,0 +1,179 @@
+"""A frame splitter in front of websockets' pure-Python frame parser, under
+uvicorn's websockets-sansio protocol (the server's default).
+
+Nearly every frame a client sends is a small, final, masked text frame (a
+``pong`` a second, a ``flip`` or a ``slap`` now and then). websockets parses
+each with a chain of generators (``Protocol.parse``, ``Frame.parse``,
+``StreamReader.read_exact``, the ``Opcode`` enum, a ``Frame`` object): about a
+third of a pong's CPU on the server. :class:`FrameSplitter` takes the bytes
+uvicorn's ``data_received`` hands to websockets, cuts such frames out itself
+(unmasked with websockets' own ``apply_mask``, its C version where built) and
+gives their payload to a text handler; everything else goes to websockets
+unchanged, so every refusal, close code and reply (pongs to pings, the close
+handshake) is websockets' own:
+
+- A frame is cut out only if its first byte is ``0x81`` (FIN, no RSV bit, text),
+  it is masked, its length is in the 7- or 16-bit form and at most the limit
+  (at most websockets' ``max_size``), the connection is OPEN, no fragmented
+  message is under way, and websockets' parser waits at a frame boundary with
+  nothing buffered (checked after every time websockets was fed).
+- The first frame that is not such a frame, and every byte after it in that
+  read, go to websockets as they came: control frames, fragments, binary
+  frames, unmasked frames (a protocol error), RSV bits, bad opcodes, 64-bit
+  lengths, frames over the limit. websockets then holds the stream until its
+  parser is back at a frame boundary (the next reads go to it whole until
+  then), so it sees a frame's bytes exactly as it would without the splitter.
+- A part of a frame that may still be cut out (its header so far allows it)
+  waits here for the rest.
+- Once the connection is not OPEN (a close received or sent, a parser error),
+  every byte goes to websockets.
+
+Frames before a bad frame in the same read reach the handler here; without
+the splitter websockets would parse them too but uvicorn drops the events of
+a read that ends in a parser error (as happens anyway when the bad frame comes
+in a later read). Not installed with extensions (permessage-deflate): then
+websockets parses everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from websockets.protocol import OPEN, Protocol
+from websockets.streams import StreamReader
+
+try:  # websockets' C version, as its own parser uses where built
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - websockets without its C extension
+    from websockets.utils import apply_mask
+
+_AT_EOF = StreamReader.at_eof.__code__
+_PARSE = Protocol.parse.__code__
+
+
+def at_frame_boundary(wsconn: Any) -> bool:
+    """websockets' protocol ``wsconn`` is OPEN, holds no bytes and no part of
+    a fragmented message, and its parser waits for the first byte of a frame
+    (suspended in ``Protocol.parse``'s ``reader.at_eof()``, not in the middle
+    of ``Frame.parse`` nor in ``discard``)."""
+    if wsconn.state is not OPEN or wsconn.reader.buffer or wsconn.current_size is not None:
+        return False
+    outer = wsconn.parser
+    inner = getattr(outer, "gi_yieldfrom", None)
+    while inner is not None:
+        deeper = getattr(inner, "gi_yieldfrom", None)
+        if deeper is None:
+            break
+        outer, inner = inner, deeper
+    return (
+        inner is not None
+        and getattr(inner, "gi_code", None) is _AT_EOF
+        and getattr(outer, "gi_code", None) is _PARSE
+    )
+
+
+class FrameSplitter:
+    """Stands in for ``wsconn.receive_data`` of one websockets-sansio
+    connection: see the module's docstring. ``on_text(payload)`` gets the
+    unmasked payload of every frame cut out (bytes; not yet decoded)."""
+
+    __slots__ = ("_buf", "_feed", "_limit", "_on_text", "_synced", "_wsconn", "cut", "fed")
+
+    def __init__(self, wsconn: Any, on_text: Callable[[bytes], None], limit: int) -> None:
+        self._wsconn = wsconn
+        self._feed: Callable[[bytes | bytearray], None] = wsconn.receive_data  # websockets' own
+        self._on_text = on_text
+        most = wsconn.max_message_size
+        if wsconn.max_fragment_size is not None:
+            most = wsconn.max_fragment_size if most is None else min(most, wsconn.max_fragment_size)
+        self._limit = min(limit, 65535) if most is None else min(limit, most, 65535)
+        self._buf = b""
+        self._synced = False
+        self.cut = 0
+        """Frames cut out here."""
+        self.fed = 0
+        """Reads (or their rest) that went to websockets."""
+
+    def receive_data(self, data: bytes | bytearray) -> None:
+        wsconn = self._wsconn
+        if self._synced and not self._buf and len(data) >= 6 and data[0] == 0x81:
+            # the common read: one whole frame of 0-125 bytes and nothing else
+            length = data[1] - 0x80
+            if (
+                0 <= length < 126
+                and length + 6 == len(data)
+                and length <= self._limit
+                and wsconn.state is OPEN
+            ):
+                self.cut += 1
+                self._on_text(apply_mask(data[6:], data[2:6]))
+                return
+        if not self._synced:
+            if not at_frame_boundary(wsconn):
+                self.fed += 1
+                self._feed(data)
+                return
+            self._synced = True
+        buf = self._buf + data if self._buf else bytes(data)
+        self._buf = b""
+        if wsconn.state is not OPEN:
+            self._to_websockets(buf)
+            return
+        n = len(buf)
+        i = 0
+        limit = self._limit
+        on_text = self._on_text
+        view = memoryview(buf)
+        while i < n:
+            if buf[i] != 0x81:  # not a final text frame without RSV bits
+                break
+            if i + 2 > n:
+                self._buf = buf[i:]
+                return
+            b1 = buf[i + 1]
+            if b1 < 0x80:  # not masked: websockets refuses it
+                break
+            length = b1 & 0x7F
+            if length < 126:
+                start = i + 6
+            elif length == 126:
+                if i + 4 > n:
+                    self._buf = buf[i:]
+                    return
+                length = (buf[i + 2] << 8) | buf[i + 3]
+                start = i + 8
+            else:
+                break
+            if length > limit:
+                break
+            end = start + length
+            if end > n:
+                self._buf = buf[i:]
+                return
+            payload = apply_mask(view[start:end], buf[start - 4 : start])
+            i = end
+            self.cut += 1
+            on_text(payload)
+            if wsconn.state is not OPEN:  # the handler began the close (bad UTF-8: 1007)
+                break
+        if i < n:
+            self._to_websockets(buf[i:] if i else buf)
+
+    def _to_websockets(self, data: bytes) -> None:
+        self._synced = False
+        self.fed += 1
+        self._feed(data)
+
+
+def install(proto: Any, on_text: Callable[[bytes], None], limit: int) -> FrameSplitter | None:
+    """Put a :class:`FrameSplitter` in front of the parser of uvicorn's
+    websockets-sansio protocol object ``proto`` (its ``conn.receive_data``,
+    which ``data_received`` calls for every read), or do nothing and say
+    ``None`` when an extension was negotiated."""
+    wsconn = proto.conn
+    if wsconn.extensions:
+        return None
+    splitter = FrameSplitter(wsconn, on_text, limit)
+    wsconn.receive_data = splitter.receive_data
+    return splitter
