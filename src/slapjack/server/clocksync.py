@@ -101,7 +101,7 @@ def mad(values: Iterable[float]) -> float:
     if not ordered:
         raise ValueError("MAD of no values")
     med = quantile(ordered, 0.5)
-    return quantile(sorted(abs(v - med) for v in ordered), 0.5)
+    return quantile(sorted([abs(v - med) for v in ordered]), 0.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +288,7 @@ class ClockSync:
             return self._profile.offset
         ordered = self._ordered()
         if self._offset is None and ordered:
-            self._offset = quantile(sorted(k[2] for k in ordered[: self.best]), 0.5)
+            self._offset = quantile(sorted([k[2] for k in ordered[: self.best]]), 0.5)
         return self._offset
 
     def profile(self) -> NetworkProfile | None:
@@ -300,7 +300,7 @@ class ClockSync:
         ordered = self._ordered()
         rtts = self._rtts = [k[0] for k in ordered]
         best = ordered[: self.best]
-        offsets = sorted(k[2] for k in best)
+        offsets = sorted([k[2] for k in best])
         self._profile = NetworkProfile(
             samples=len(rtts),
             rtt_min=rtts[0],
