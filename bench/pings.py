@@ -13,10 +13,13 @@ changes the figures little (it slows the run, it does not add CPU to it).
   between its pings, one room input per ping and one per pong);
 - **pinger, inputs not batched**: :class:`slapjack.server.pings.Pinger`
   (one timer for every socket), one room input per ping and per pong;
-- **pinger**: the same, a room's pings and pongs that come together one
-  input (:meth:`Actor.submit_batched`), as the server does.
+- **pinger, batched**: the same, a room's pings and pongs that come
+  together one input (:meth:`Actor.submit_batched`), as the server did
+  until the direct path below;
+- **pinger**: each ping and pong applied at once when the room's task is
+  idle, else batched (:meth:`Actor.run_or_batch`), as the server does.
 
-    .venv/bin/python bench/pings.py --sockets 4000 --seconds 10
+    .venv/bin/python bench/pings.py --sockets 4000 --seconds 10 [--kinds batched,direct]
 """
 
 from __future__ import annotations
@@ -38,24 +41,36 @@ from slapjack.server.fair import FairReferee
 from slapjack.server.pings import Pinger
 
 SEATS = 4
+KINDS = {
+    "socket": "per socket",
+    "unbatched": "pinger, inputs not batched",
+    "batched": "pinger, batched",
+    "direct": "pinger",
+}
+"""``--kinds`` keys and the kinds they name."""
+MODES = {"pinger, batched": "batched", "pinger": "direct"}
 
 
 class BenchRoom(Actor):
     """A room as the pinger sees it: a clock, a code, a referee behind its task."""
 
-    def __init__(self, code: str, batched: bool) -> None:
+    def __init__(self, code: str, mode: str) -> None:
         super().__init__(f"room {code}")
         self.code = code
         self.referee = FairReferee()
-        self.batched = batched
+        self.mode = mode
+        """``direct`` (the server's), ``batched`` or ``one input each``."""
         self.pings = 0
 
     def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
         self.pings += 1
         assert conn.seat is not None
-        if self.batched:
-            self.submit_batched(self.referee.on_ping_sent, conn.seat, ping_id, at)
+        if self.mode == "direct":
+            self.run_or_batch(self.referee.on_ping_sent, conn.seat, ping_id, at)
             # the client answers at once (its pong comes back through the room)
+            self.run_or_batch(self.referee.on_pong, conn.seat, ping_id, at + 1.0, at + 2.0)
+        elif self.mode == "batched":
+            self.submit_batched(self.referee.on_ping_sent, conn.seat, ping_id, at)
             self.submit_batched(self.referee.on_pong, conn.seat, ping_id, at + 1.0, at + 2.0)
         else:
             self.submit(partial(self.referee.on_ping_sent, conn.seat, ping_id, at))
@@ -83,14 +98,15 @@ async def per_socket_pinger(room: BenchRoom, conn: Conn) -> None:
 
 
 async def run(kind: str, sockets: int, seconds: float) -> dict[str, Any]:
-    batched = kind == "pinger"
-    rooms = [BenchRoom(f"R{i}", batched=batched) for i in range(sockets // SEATS)]
+    mode = MODES.get(kind, "one input each")
+    rooms = [BenchRoom(f"R{i}", mode) for i in range(sockets // SEATS)]
     conns: list[Conn] = []
     for room in rooms:
         room.start()
         for seat in range(SEATS):
             conn = Conn()
             conn.seat, conn.greeted = seat, True
+            conn.welcomed = True  # the pinger pings only after the welcome (086bfbd)
             conns.append(conn)
     drain = asyncio.create_task(drain_queues(conns))
     tasks: list[asyncio.Task[None]] = []
@@ -137,13 +153,22 @@ def main() -> None:
     p.add_argument("--sockets", type=int, default=4000)
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--rounds", type=int, default=2, help="each kind this many times, alternating")
+    p.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help=f"which kinds, comma-separated, of: {', '.join(KINDS)} (default: all)",
+    )
     args = p.parse_args()
+    kinds = args.kinds.split(",")
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        p.error(f"unknown kinds: {', '.join(sorted(unknown))}")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
     for _ in range(args.rounds):
-        for kind in ("per socket", "pinger, inputs not batched", "pinger"):
+        for key in kinds:
             with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-                print(runner.run(run(kind, args.sockets, args.seconds)), flush=True)
+                print(runner.run(run(KINDS[key], args.sockets, args.seconds)), flush=True)
 
 
 if __name__ == "__main__":

@@ -80,3 +80,16 @@ def test_pongs_between_races_are_not_timed_as_races(capsys: pytest.CaptureFixtur
     with pytest.raises(SystemExit):
         bench.main(["--between", "-1"])
     assert "--between must be" in capsys.readouterr().err
+
+
+def test_with_the_kernels_estimate_every_pong_tells_it_and_nobody_is_held() -> None:
+    bench = load()
+    session = bench.Session(3, tcp_info=True)
+    for i in range(300):
+        session.pong(i % 4)
+    for _ in range(60):
+        session.race()
+    for seat in range(4):
+        state = session.referee.seat(seat)
+        assert state.sync.transport is not None and len(state.kernel) == state.kernel.maxlen
+        assert not state.held, state.reason

@@ -13,7 +13,24 @@ from hypothesis import strategies as st
 
 from core.driver import random_action
 from core.util import names
-from slapjack.core import Rules, SlapjackError, Table, event_to_dict, observe
+from slapjack.core import Rules, SlapjackError, Table, event_to_dict, observe, parse_card
+from slapjack.core.events import (
+    EVENT_TYPES,
+    Eliminated,
+    Finished,
+    Flipped,
+    Forfeit,
+    GameOver,
+    NoSlap,
+    PickedUp,
+    PileReturned,
+    PileSplit,
+    RaceTied,
+    RaceWon,
+    Slapped,
+    TimeIsUp,
+    WrongSlap,
+)
 from slapjack.protocol import (
     SERVER_MESSAGE,
     ErrorFrame,
@@ -24,6 +41,7 @@ from slapjack.protocol import (
     Welcome,
     dumps,
     error_frame,
+    event_dict,
     events_json,
     ping_frame,
     seat_view,
@@ -132,6 +150,57 @@ def test_the_fast_update_frame_is_the_models_frame(preset: str, n: int, seed: in
                 room,
             )
             assert json.loads(old) == json.loads(text)
+
+
+@settings(max_examples=25, deadline=None)
+@given(preset=st.sampled_from(PRESETS), n=st.integers(2, 10), seed=st.integers(0, 2**32))
+def test_the_events_are_event_to_dicts_text(preset: str, n: int, seed: int) -> None:
+    """``events_json`` reads each event by its class's plan, not through
+    ``event_to_dict``: the same text, through whole games of every preset."""
+    rules = Rules.from_options({"preset": preset})
+    rng = random.Random(seed)
+    table = Table.new(rules, names(n), seed=seed)
+    seen: set[type] = set()
+    for _ in range(300):
+        game = table.game
+        if game.over:
+            break
+        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), 0.05)
+        events: list[Any] = []
+        with contextlib.suppress(SlapjackError):
+            events = (
+                table.settle(final=action[1]) if isinstance(action, tuple) else table.apply(action)
+            )
+        seen.update(type(e) for e in events)
+        assert events_json(events) == dumps([event_to_dict(e) for e in events])
+    assert seen  # (something happened)
+
+
+def test_every_event_class_has_a_plan_that_writes_what_event_to_dict_writes() -> None:
+    samples: list[Any] = [
+        Flipped(seat=1, card=parse_card("JS")),
+        Flipped(seat=0, card=parse_card("10H"), call=12, match=True),
+        Flipped(seat=0, card=0, call=0),
+        Slapped(seat=2, reaction_ms=301.25, call=True),
+        WrongSlap(seat=1, penalty="pay_player", to=3),
+        WrongSlap(seat=1, penalty="none"),
+        RaceWon(winner=2, cards=12, reactions=((2, 301.5), (0, 340.0))),
+        RaceTied(seats=(0, 3), reaction_ms=250.0),
+        PileSplit(shares=((0, 3), (1, 2))),
+        Forfeit(seat=1, shares=((0, 3), (2, 2)), reactions=((1, 400.0),)),
+        NoSlap(card=51),
+        PickedUp(seat=0, cards=7, reason="wrong", reactions=((0, None), (1, 12.5))),
+        PileReturned(seat=3, cards=2),
+        Eliminated(seat=2, reason="no_cards"),
+        Finished(seat=1),
+        TimeIsUp(),
+        GameOver(winners=(0, 2), loser=1),
+        GameOver(winners=()),
+    ]
+    assert {type(e) for e in samples} == set(EVENT_TYPES.values())
+    for event in samples:
+        assert event_dict(event) == event_to_dict(event)
+        assert events_json([event]) == dumps([event_to_dict(event)])
 
 
 def test_the_waiting_room_update_has_no_view() -> None:

@@ -221,6 +221,25 @@ def test_the_kept_order_is_a_sort_of_the_window(
             assert prof.samples == len(ordered) == min(i + 1, window)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_offset_kept_between_pongs_is_a_fresh_one(seed: int) -> None:
+    """The offset is kept from pong to pong while the fastest samples stay the
+    same (a sample that comes or goes among the slower ones); after every pong
+    it is the offset of a fresh stable sort of the window, through windows
+    that are full (the oldest sample goes: often one of the fastest) and
+    round trips with many ties."""
+    rng = random.Random(seed)
+    for _ in range(60):
+        window, best = rng.randint(1, 24), rng.randint(1, 10)
+        sync = ClockSync(window=window, best=best)
+        for i in range(80):
+            t = 100.0 * i
+            rtt = float(rng.randint(0, 30)) if rng.random() < 0.7 else rng.uniform(0.0, 30.0)
+            sync.add(SyncSample(t, t + rng.uniform(-5.0, 5.0), t + rtt))
+            chosen = sorted(sync.samples, key=lambda s: s.rtt)[:best]
+            assert sync.offset() == quantile(sorted(s.offset for s in chosen), 0.5)
+
+
 def test_a_window_changed_from_outside_is_sorted_again() -> None:
     sync = ClockSync(window=8, best=2)
     for i, rtt in enumerate((5.0, 1.0, 3.0)):

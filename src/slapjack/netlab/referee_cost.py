@@ -1,6 +1,6 @@
 """What the fair referee costs the server per pong and per race.
 
-    .venv/bin/python bench/referee_cost.py [--pongs 20000] [--races 2000] [--forgery 15] [--between 12]
+    .venv/bin/python bench/referee_cost.py [--pongs 20000] [--races 2000] [--forgery 15] [--between 12] [--tcp-info]
 
 The server pings every connection once a second, so at 2,000 players the
 referee handles 2,000 pongs a second; races are rarer (a Jack in about one
@@ -15,6 +15,10 @@ At 10–20 ms the forgery hides in the network's jitter and only the shift tests
 find it: they compute the median of the pairwise differences on most of its
 slaps, which honest seats almost never need (``--forgery 15``: the costly
 case). At 40 ms the CUSUM holds the seat first and the shift tests never run.
+
+With ``--tcp-info`` every pong is followed by the kernel's round-trip estimate
+for the seat (``on_transport_rtt``), as the server does where it reads
+``TCP_INFO`` (Linux): a pong then costs both.
 """
 
 from __future__ import annotations
@@ -35,9 +39,10 @@ CLIENT_CLOCK = 1e6
 class Session:
     """Four seats of one room on a model network, with explicit time."""
 
-    def __init__(self, seed: int, forgery: float = 0.0) -> None:
+    def __init__(self, seed: int, forgery: float = 0.0, tcp_info: bool = False) -> None:
         self.referee = FairReferee()
         self.forgery = forgery
+        self.tcp_info = tcp_info
         self.rng = random.Random(seed)
         self.now = 0.0
         self.ping_id = 0
@@ -50,9 +55,13 @@ class Session:
         self.ping_id += 1
         self.referee.on_ping_sent(seat, self.ping_id, self.now)
         down = self.leg()
-        self.referee.on_pong(
-            seat, self.ping_id, CLIENT_CLOCK + self.now + down, self.now + down + self.leg()
-        )
+        back = self.now + down + self.leg()
+        self.referee.on_pong(seat, self.ping_id, CLIENT_CLOCK + self.now + down, back)
+        if self.tcp_info:
+            # the kernel's view of these legs: a mean round trip of 80 ms, at least 60
+            self.referee.on_transport_rtt(
+                seat, 80.0 + self.rng.uniform(-5.0, 5.0), 10.0, 60.0, back
+            )
         self.now += 250.0
 
     def race(self) -> None:
@@ -77,14 +86,19 @@ class Session:
 
 
 def measure(
-    pongs: int, races: int, seed: int = 1, forgery: float = 0.0, between: int = 0
+    pongs: int,
+    races: int,
+    seed: int = 1,
+    forgery: float = 0.0,
+    between: int = 0,
+    tcp_info: bool = False,
 ) -> tuple[float, float]:
     """Microseconds of this process's CPU per pong and per race of four stamped
     slaps (CPU time, not wall time: on a shared machine the wait for a core
     does not count). ``between``: pongs per seat before each timed race (not
     timed), as in play, where a race comes every dozen seconds or so: nothing
     the referee derives from the pings survives from one race to the next."""
-    session = Session(seed, forgery)
+    session = Session(seed, forgery, tcp_info)
     for i in range(SEATS * DEFAULT_WINDOW):
         session.pong(i % SEATS)
     for _ in range(64):
@@ -118,6 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--between", type=int, default=0, help="pongs per seat before each race (untimed)"
     )
+    parser.add_argument(
+        "--tcp-info",
+        action="store_true",
+        help="each pong followed by the kernel's round-trip estimate (as on Linux)",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.pongs <= 10_000_000 or not 1 <= args.races <= 1_000_000:
         parser.error("--pongs must be 1..10000000 and --races 1..1000000")
@@ -125,7 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--forgery must be 0..100 ms")
     if not 0 <= args.between <= 1000:
         parser.error("--between must be 0..1000")
-    per_pong, per_race = measure(args.pongs, args.races, args.seed, args.forgery, args.between)
+    per_pong, per_race = measure(
+        args.pongs, args.races, args.seed, args.forgery, args.between, args.tcp_info
+    )
     print(f"fair referee: {per_pong:.1f} µs a pong, {per_race:.0f} µs a race of {SEATS} slaps")
     print(
         f"at 2,000 players (2,000 pongs/s, ~40 races/s): "

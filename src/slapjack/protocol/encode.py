@@ -19,13 +19,16 @@ checks that both give the same frames.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import fields
+from typing import Any, Final
 
 import orjson
 from pydantic import BaseModel
 from pydantic_core import to_json
 
-from slapjack.core import Event, View, event_to_dict
+from slapjack.core import Event, View, card_name, event_to_dict
+from slapjack.core.cards import rank_name
+from slapjack.core.events import EVENT_TYPES
 
 from .base import PROTOCOL_VERSION
 from .bodies import RoomInfo
@@ -56,9 +59,56 @@ def encode(message: BaseModel) -> str:
     return message.model_dump_json()
 
 
+_PLAIN, _CARD, _CALL, _SEATS, _PAIRS = range(5)
+_FIELD_KINDS: Final = {
+    "card": _CARD,
+    "call": _CALL,
+    "winners": _SEATS,
+    "seats": _SEATS,
+    "shares": _PAIRS,
+    "reactions": _PAIRS,
+}
+_EVENT_PLANS: Final[dict[type, tuple[str, tuple[tuple[str, int], ...]]]] = {
+    cls: (name, tuple((f.name, _FIELD_KINDS.get(f.name, _PLAIN)) for f in fields(cls)))
+    for name, cls in EVENT_TYPES.items()
+}
+"""Each event class's ``type`` and its fields with how :func:`event_to_dict`
+writes each (without player names: seats stay numbers)."""
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    """``event_to_dict(event)``, the same dict, read field by field from a plan
+    made once per class instead of through ``dataclasses.asdict`` (which copies
+    every value and is most of ``event_to_dict``'s cost: 7–8 µs an event
+    against about 1.5). A class without a plan goes to ``event_to_dict``; a
+    test holds the two to the same text through whole games."""
+    plan = _EVENT_PLANS.get(type(event))
+    if plan is None:
+        return event_to_dict(event)
+    name, keys = plan
+    out: dict[str, Any] = {"type": name}
+    for key, kind in keys:
+        value = getattr(event, key)
+        if kind == _PLAIN:
+            out[key] = value
+        elif kind == _CARD:
+            out[key] = card_name(value)
+        elif kind == _CALL:
+            out[key] = (
+                rank_name(value)
+                if isinstance(value, int) and not isinstance(value, bool)
+                else value
+            )
+        elif kind == _SEATS:
+            out[key] = list(value)
+        else:
+            out[key] = [[s, v] for s, v in value]
+    return out
+
+
 def events_json(events: Sequence[Event]) -> str:
     """``update.events``: the engine's events as JSON (once per change)."""
-    return dumps([event_to_dict(e) for e in events])
+    return dumps([event_dict(e) for e in events])
 
 
 def view_json(view: View, flip_id: int) -> str:

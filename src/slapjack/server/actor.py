@@ -33,6 +33,10 @@ PAUSE_RETRY_MAX_S = 2.0
 """A write the store could not take is tried again after 0.1 s, doubling to 2 s."""
 
 
+def _nothing() -> None:
+    """An input that does nothing (its writes and frames are those already prepared)."""
+
+
 class Actor:
     """The task, its queue, its store writes, its outbox and its named timers."""
 
@@ -55,6 +59,8 @@ class Actor:
         """Inputs queued so far (a batch stays open while this has not moved)."""
         self._batch: list[tuple[Callable[..., Any], tuple[Any, ...]]] | None = None
         self._batch_at = -1
+        self._idle = False
+        """The task waits for its next input (none is queued, none is running)."""
         self._fenced: StaleOwner | None = None
 
     def now(self) -> float:
@@ -97,7 +103,9 @@ class Actor:
     async def run(self) -> None:
         metrics = METRICS
         while True:
+            self._idle = True
             fn, fut, queued = await self._queue.get()
+            self._idle = False
             metrics.inputs += 1
             metrics.queue_lag_ms.append((time.perf_counter() - queued) * 1000.0)
             failed: Exception | None = None
@@ -146,6 +154,30 @@ class Actor:
             self.submit(partial(self._run_batch, batch))
             self._batch_at = self._enqueued
         batch.append((fn, args))
+
+    def run_or_batch(self, fn: Callable[..., Any], *args: Any) -> None:
+        """``fn(*args)`` at once, in the caller, if the task is idle: started,
+        waiting for its next input, and nothing queued (so nothing it would
+        have run first waits, and no input is halfway through its writes or
+        frames); else as :meth:`submit_batched`. Either way it runs where the
+        task would have run it, after every input queued before it.
+
+        For inputs that only change state the task reads later: the referee's
+        pings, pongs and ``TCP_INFO`` estimates (a wake-up of the task, its
+        queue and its flush for each is most of what they cost). An input run
+        here that prepared store writes or frames anyway has them written and
+        sent by the task, as the next input."""
+        task = self._task
+        if not self._idle or self._queue.qsize() or task is None or task.done():
+            self.submit_batched(fn, *args)
+            return
+        try:
+            fn(*args)
+        except Exception as exc:
+            if not isinstance(exc, SlapjackError):
+                log.exception("%s: input failed", self.name)
+        if self._ops or self._frames:
+            self.submit(_nothing)
 
     def _run_batch(self, batch: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
         if self._batch is batch:

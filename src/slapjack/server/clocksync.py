@@ -75,6 +75,8 @@ class ClockSyncError(SlapjackError):
 
 
 def _finite(name: str, value: object) -> float:
+    if type(value) is float and math.isfinite(value):  # the common case, first
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ClockSyncError(f"{name} must be a finite number of milliseconds, got {value!r}")
     return float(value)
@@ -99,7 +101,7 @@ def mad(values: Iterable[float]) -> float:
     if not ordered:
         raise ValueError("MAD of no values")
     med = quantile(ordered, 0.5)
-    return quantile(sorted(abs(v - med) for v in ordered), 0.5)
+    return quantile(sorted([abs(v - med) for v in ordered]), 0.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,15 +228,22 @@ class ClockSync:
             raise ClockSyncError("a sample's RTT cannot be negative", code="time_backwards")
         by_rtt = self._ordered()
         keys = self._keys
+        best = self.best
+        fastest_moved = False
         if len(self.samples) == self.samples.maxlen:
-            del by_rtt[bisect.bisect_left(by_rtt, keys.popleft())]
+            gone = bisect.bisect_left(by_rtt, keys.popleft())
+            del by_rtt[gone]
+            fastest_moved = gone < best
         self._added += 1
         key = (sample.rtt, self._added, sample.offset)
         keys.append(key)
-        bisect.insort(by_rtt, key)
+        at = bisect.bisect_right(by_rtt, key)
+        by_rtt.insert(at, key)
         self.samples.append(sample)
         self._profile = None
-        self._offset = None
+        if fastest_moved or at < best:
+            # (else the ``best`` fastest samples, all the offset is taken from, are the same)
+            self._offset = None
 
     def set_transport(
         self,
@@ -279,7 +288,7 @@ class ClockSync:
             return self._profile.offset
         ordered = self._ordered()
         if self._offset is None and ordered:
-            self._offset = quantile(sorted(k[2] for k in ordered[: self.best]), 0.5)
+            self._offset = quantile(sorted([k[2] for k in ordered[: self.best]]), 0.5)
         return self._offset
 
     def profile(self) -> NetworkProfile | None:
@@ -291,7 +300,7 @@ class ClockSync:
         ordered = self._ordered()
         rtts = self._rtts = [k[0] for k in ordered]
         best = ordered[: self.best]
-        offsets = sorted(k[2] for k in best)
+        offsets = sorted([k[2] for k in best])
         self._profile = NetworkProfile(
             samples=len(rtts),
             rtt_min=rtts[0],

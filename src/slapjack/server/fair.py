@@ -315,7 +315,7 @@ class FairReferee:
         if len(wires) >= cfg.suspect_min:
             ordered = sorted(wires)
             med = quantile(ordered, 0.5)
-            scale = 1.4826 * quantile(sorted(abs(w - med) for w in ordered), 0.5)
+            scale = 1.4826 * quantile(sorted([abs(w - med) for w in ordered]), 0.5)
         else:
             scale = 1.4826 * prof.rtt_mad
         scale = max(scale, cfg.scale_min_ms)
@@ -416,8 +416,8 @@ class FairReferee:
             return False
         frame = cfg.display_ms / 2.0
         ping_legs = (
-            sorted(down + frame for down, _ in state.ping_legs),
-            sorted(up for _, up in state.ping_legs),
+            sorted([down + frame for down, _ in state.ping_legs]),
+            sorted([up for _, up in state.ping_legs]),
         )
         return any(
             self._shift_found([leg[i] for leg in legs], ping_leg, scale)

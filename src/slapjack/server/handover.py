@@ -7,7 +7,8 @@ a small shell.
   a game rebuilt from the store (a restart, a takeover) is counted down to its
   players before it goes on (``timers.resume``);
 - :class:`RefereeInputs`: pongs, pings sent and the kernel's round-trip
-  estimates reach the referee through the room's queue (single writer).
+  estimates reach the referee in the room's order (single writer): at once
+  when the room's task is idle, else through its queue.
 """
 
 from __future__ import annotations
@@ -103,21 +104,28 @@ class Handover(_Base):
 
 
 class RefereeInputs(_Base):
+    """The referee's network timings, each an input of the room that makes no
+    frames, no store writes and no timers (``on_ping_sent``, ``on_pong`` and
+    ``on_transport_rtt`` of both referees only update the seat's clock sync
+    and history): so when the room's task is idle, with nothing queued, it
+    runs at once in the caller, where the task would have run it next, without
+    a wake-up of the task (:meth:`Actor.run_or_batch`); otherwise it waits in
+    the queue behind what came first (those that come together are one input)."""
+
     def on_pong(self, conn: Conn, ping_id: int, client_time: float, at: float) -> None:
-        """A clock-sync pong (any task): the referee learns it in the room's task
-        (pongs that come together are one input, :meth:`Actor.submit_batched`)."""
+        """A clock-sync pong (any task), for the referee in the room's order."""
         if conn.seat is not None:
-            self.submit_batched(self.referee.on_pong, conn.seat, ping_id, client_time, at)
+            self.run_or_batch(self.referee.on_pong, conn.seat, ping_id, client_time, at)
 
     def on_transport_rtt(
         self, conn: Conn, rtt: tuple[float, float, float | None], at: float
     ) -> None:
         """The kernel's RTT estimate for ``conn`` (``TCP_INFO``), for the referee."""
         if conn.seat is not None:
-            self.submit_batched(self.referee.on_transport_rtt, conn.seat, *rtt, at)
+            self.run_or_batch(self.referee.on_transport_rtt, conn.seat, *rtt, at)
 
     def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
-        """A clock-sync ping queued for ``conn`` (the pinger's tick: its pings
-        for one room are one input)."""
+        """A clock-sync ping queued for ``conn`` (the pinger's tick), for the
+        referee in the room's order."""
         if conn.seat is not None:
-            self.submit_batched(self.referee.on_ping_sent, conn.seat, ping_id, at)
+            self.run_or_batch(self.referee.on_ping_sent, conn.seat, ping_id, at)

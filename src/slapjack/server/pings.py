@@ -5,8 +5,9 @@ quick ones after ``hello``); each ping is also when the server checks that
 the client still reads its frames. With a task per socket that is a task
 wake-up per socket per second, and one input per ping for the socket's room.
 Here one task ticks every :data:`TICK_S` and serves only the sockets whose
-ping is due, kept on a timing wheel (a slot per tick); the pings of one tick
-for one room reach that room as one input (:meth:`Actor.submit_batched`).
+ping is due, kept on a timing wheel (a slot per tick); each ping reaches its
+room's referee at once when the room's task is idle, else the pings of one
+tick for one room are one input (:meth:`Actor.run_or_batch`).
 
 A ping is stamped with the room's clock when it is queued, as before, so
 the tick's granularity does not blur the referee's round trips.
