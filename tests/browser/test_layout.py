@@ -53,7 +53,7 @@ FAST = {"bot_pace": 0.08, "turn_ms": 400.0}
 
 CHECKER = r"""
 (() => {
-  const S = (window.__sj = { updates: 0, covers: 0, problems: [], base: {}, called: 0 });
+  const S = (window.__sj = { updates: 0, covers: 0, counts: 0, problems: [], base: {}, called: 0 });
   const vw = () => document.documentElement.clientWidth;
   const vh = () => document.documentElement.clientHeight;
   const bad = (what) => { if (S.problems.length < 40) S.problems.push(what); };
@@ -87,6 +87,21 @@ CHECKER = r"""
         bad(`top card covered at (${fx},${fy}) by ${at ? at.outerHTML.slice(0, 120) : "nothing"}`);
       }
     }
+    // It rests on the pile: inside the pile's box, and on the fan of the cards
+    // under it (mostly over the card it covers), not beside them.
+    const pile = top.closest(".pile");
+    const p = pile.getBoundingClientRect();
+    if (r.left < p.left - 1 || r.right > p.right + 1 || r.top < p.top - 1 || r.bottom > p.bottom + 1) {
+      bad(`top card rests outside the pile: ${JSON.stringify([r.left, r.top, r.right, r.bottom].map(Math.round))} ` +
+          `in ${JSON.stringify([p.left, p.top, p.right, p.bottom].map(Math.round))}`);
+    }
+    const below = [...pile.querySelectorAll(".card.under")].pop();
+    if (below) {
+      const b = below.getBoundingClientRect();
+      const ox = Math.min(r.right, b.right) - Math.max(r.left, b.left);
+      const oy = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+      if (ox <= 0 || oy <= 0 || ox * oy < 0.5 * b.width * b.height) bad("the top card rests beside the fan, not on it");
+    }
     // Overlays that let taps through (the phone's result strip) must not lie on it either.
     const slot = document.getElementById("result-slot");
     if (slot && !slot.hidden && slot.getClientRects().length) {
@@ -96,6 +111,22 @@ CHECKER = r"""
       }
     }
     S.covers += 1;
+  }
+  // The pile's count ("12 cards in the pile") is readable: no card on it.
+  function countCheck() {
+    const info = document.querySelector("#table .pile-info");
+    if (!info || !info.textContent.trim() || !info.getClientRects().length) return;
+    const range = document.createRange();
+    range.selectNodeContents(info);
+    for (const line of range.getClientRects()) {
+      const x = line.left + line.width / 2, y = line.top + line.height / 2;
+      if (!hits(info, x, y)) {
+        const at = document.elementFromPoint(x, y);
+        bad(`the pile count "${info.textContent}" is covered by ${at ? at.outerHTML.slice(0, 120) : "nothing"}`);
+        break;
+      }
+    }
+    S.counts += 1;
   }
   function check() {
     S.updates += 1;
@@ -126,6 +157,7 @@ CHECKER = r"""
       const saved = moving.map((a) => a.currentTime);
       for (const a of moving) a.currentTime = a.effect.getComputedTiming().endTime;
       coverCheck(top);
+      countCheck();
       moving.forEach((a, i) => { a.currentTime = saved[i] ?? 0; });
     }
   }
@@ -206,7 +238,7 @@ def test_play_now_fits_the_screen(
     report = layout_report(page)
     page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"))
     assert report["problems"] == [], report["problems"]
-    assert report["updates"] >= 30 and report["covers"] >= 30, report
+    assert report["updates"] >= 30 and report["covers"] >= 30 and report["counts"] >= 20, report
     assert set(report["base"]) >= {"my-stack", "slap-btn", "result-slot"}
 
 

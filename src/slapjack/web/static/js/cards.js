@@ -109,18 +109,29 @@ function faceImage(rank, suit) {
   return url;
 }
 
+// One element per face, size and language, copied for each new card: a copy
+// shares the parsed background (its image is loaded and decoded once), where
+// setting the long data: URL again parsed it and loaded the image anew.
+const faceElements = new Map();
+
 /** A face-up card element: one element, its face drawn by its background. */
 export function cardFace(name, { size = "", extra = "" } = {}) {
   const c = parseCard(name);
   if (!c) return cardBack({ size });
-  const el = h("div", {
-    class: `card face ${RED.has(c.suit) ? "red" : "black"} ${size} ${extra}`.trim(),
-    role: "img",
-    "aria-label": spokenCard(name),
-    dataset: { card: name, suit: SUITS[c.suit] },
-  });
-  el.style.backgroundImage = faceImage(c.rank, c.suit);
-  return el;
+  const spoken = spokenCard(name);
+  const key = `${name}|${size}|${extra}|${rankLabel(c.rank)}|${spoken}`;
+  let model = faceElements.get(key);
+  if (!model) {
+    model = h("div", {
+      class: `card face ${RED.has(c.suit) ? "red" : "black"} ${size} ${extra}`.trim(),
+      role: "img",
+      "aria-label": spoken,
+      dataset: { card: name, suit: SUITS[c.suit] },
+    });
+    model.style.backgroundImage = faceImage(c.rank, c.suit);
+    faceElements.set(key, model);
+  }
+  return model.cloneNode(false);
 }
 
 /** A face-down card. */
