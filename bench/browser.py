@@ -451,7 +451,7 @@ def update_invalidations(
         data = (e.get("args") or {}).get("data") or {}
         if name.endswith("InvalidationTracking"):
             node = data.get("nodeName") or data.get("nodeId") or "?"
-            reason = data.get("reason") or data.get("invalidationSet", {}) and "set" or "?"
+            reason = data.get("reason") or "?"
             extra = data.get("changedClass") or data.get("changedAttribute") or ""
             bump(name.replace("InvalidationTracking", ""), f"{node} {reason} {extra}".strip())
         elif name == "UpdateLayoutTree" and e.get("ph") in ("X", "E"):
