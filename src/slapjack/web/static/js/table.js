@@ -521,7 +521,10 @@ export class TableView {
         const dx = `calc(${jitter(name, 4).toFixed(1)}px - ${(depth * 0.17).toFixed(2)} * var(--cw))`;
         const dy = `${(jitter(name + "y", 4) + depth * 2).toFixed(1)}px`;
         const transform = isTop ? `rotate(${(r / 3).toFixed(2)}deg)` : `translate(${dx}, ${dy}) rotate(${r}deg)`;
-        if (el.style.transform !== transform) el.style.transform = transform;
+        if (el._transform !== transform) {
+          el._transform = transform;
+          el.style.transform = transform;
+        }
         el.classList.toggle("top", isTop);
         el.classList.toggle("under", !isTop);
         // A card covered before its flight ended goes straight to its place.
