@@ -6,8 +6,13 @@ room page has drawn (its ``sj:rendered`` event): the page does not scroll;
 Flip, Slap and the race result are inside the viewport and never move by more
 than 2 px; and once the top card has landed, ``elementFromPoint`` at its centre
 and near its four corners is the card (no seat box, badge, pill or result on
-it). In Irish Snap the called rank is visible too. A screenshot per viewport
-goes to test-artifacts/layout-*.png.
+it), the top card rests inside the pile's box and on the card under it, and
+the pile's count text is not covered. In Irish Snap the called rank is
+visible too. A screenshot per viewport goes to test-artifacts/layout-*.png,
+with the animations run to their end: the bots flip every ~100-200 ms, and a
+screenshot at any moment mostly catches a card in its 140 ms flight from the
+seat that turned it, which looks like a card resting beside the pile or over
+its count (what the screenshots of 1 Dec showed at 1366x768 and 390x844).
 """
 
 from __future__ import annotations
@@ -236,7 +241,7 @@ def test_play_now_fits_the_screen(
     wait_for(lambda: page.locator("#race-slot .race-title").count() == 1, timeout=5)
     page.wait_for_timeout(450)  # the last card has landed
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"), animations="disabled")
     assert report["problems"] == [], report["problems"]
     assert report["updates"] >= 30 and report["covers"] >= 30 and report["counts"] >= 20, report
     assert set(report["base"]) >= {"my-stack", "slap-btn", "result-slot"}
@@ -265,7 +270,7 @@ def test_irish_snap_fits_the_screen(
     play(page, 30 if name in FULL else 14, phone, slap_jacks=False)
     page.wait_for_timeout(450)
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-irish-{name}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"layout-irish-{name}.png"), animations="disabled")
     assert report["problems"] == [], report["problems"]
     assert report["called"] >= 10, report
 
@@ -289,6 +294,6 @@ def test_party_mode_fits_the_screen(
     wait_for(lambda: (table_state(page)["flip"] or 0) >= flips, timeout=40)
     page.wait_for_timeout(300)
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-party-{name}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"layout-party-{name}.png"), animations="disabled")
     assert report["problems"] == [], report["problems"]
     assert {"zone0", "zone1", "zone2"} <= set(report["base"]), report["base"]

@@ -519,8 +519,9 @@ function renderControls(view) {
   setText($("call-hint"), keyLabel(state.keys.call));
 }
 
+const COARSE = window.matchMedia("(pointer: coarse)");
 function touchScreen() {
-  return window.matchMedia("(pointer: coarse)").matches;
+  return COARSE.matches;
 }
 
 function sayIt(view) {
