@@ -9,7 +9,7 @@ and near its four corners is the card (no seat box, badge, pill or result on
 it), the top card rests inside the pile's box and on the card under it, and
 the pile's count text is not covered. In Irish Snap the called rank is
 visible too. A screenshot per viewport goes to test-artifacts/layout-*.png,
-with the animations run to their end: the bots flip every ~100-200 ms, and a
+with every animation run to its end (those started later too): the bots flip every ~100-200 ms, and a
 screenshot at any moment mostly catches a card in its 140 ms flight from the
 seat that turned it, which looks like a card resting beside the pile or over
 its count (what the screenshots of 1 Dec showed at 1366x768 and 390x844).
@@ -210,6 +210,29 @@ def play(page: Any, flips: int, phone: bool, *, slap_jacks: bool = True) -> None
     raise AssertionError(f"only {table_state(page)['flip']} flips in 60 s")
 
 
+AT_REST = """() => {
+  // From now on every animation the page starts jumps to its end (the bots go
+  // on flipping: a card that flies in while the screenshot is taken would be
+  // caught in flight), and the running ones end now; infinite ones stay.
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) {
+    const a = animate.apply(this, args);
+    a.finish();
+    return a;
+  };
+  for (const a of document.getAnimations()) {
+    if (Number.isFinite(a.effect.getComputedTiming().endTime)) a.finish();
+  }
+}"""
+
+
+def screenshot_at_rest(page: Any, name: str) -> None:
+    """A screenshot with every card where it comes to rest."""
+    page.evaluate(AT_REST)
+    page.wait_for_timeout(50)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), animations="disabled")
+
+
 def layout_report(page: Any) -> dict[str, Any]:
     report: dict[str, Any] = page.evaluate("window.__sj")
     return report
@@ -241,7 +264,7 @@ def test_play_now_fits_the_screen(
     wait_for(lambda: page.locator("#race-slot .race-title").count() == 1, timeout=5)
     page.wait_for_timeout(450)  # the last card has landed
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"), animations="disabled")
+    screenshot_at_rest(page, f"layout-{name}")
     assert report["problems"] == [], report["problems"]
     assert report["updates"] >= 30 and report["covers"] >= 30 and report["counts"] >= 20, report
     assert set(report["base"]) >= {"my-stack", "slap-btn", "result-slot"}
@@ -270,7 +293,7 @@ def test_irish_snap_fits_the_screen(
     play(page, 30 if name in FULL else 14, phone, slap_jacks=False)
     page.wait_for_timeout(450)
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-irish-{name}.png"), animations="disabled")
+    screenshot_at_rest(page, f"layout-irish-{name}")
     assert report["problems"] == [], report["problems"]
     assert report["called"] >= 10, report
 
@@ -294,6 +317,6 @@ def test_party_mode_fits_the_screen(
     wait_for(lambda: (table_state(page)["flip"] or 0) >= flips, timeout=40)
     page.wait_for_timeout(300)
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-party-{name}.png"), animations="disabled")
+    screenshot_at_rest(page, f"layout-party-{name}")
     assert report["problems"] == [], report["problems"]
     assert {"zone0", "zone1", "zone2"} <= set(report["base"]), report["base"]
