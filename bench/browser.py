@@ -324,13 +324,9 @@ REPLAY = r"""async (n) => {
 }"""
 
 
-def update_cost(
-    browser: Any, url: str, throttle: float, n: int, trace: Path, css: str = ""
-) -> dict[str, float]:
-    """The page's main-thread CPU per update (thread time in the trace, ms),
-    by phase: the last two flips' updates of a 4-seat game replayed ``n``
-    times into the page (the same DOM work as live updates; no server, no
-    network, so a busy machine changes the figures little)."""
+def replay_page(browser: Any, url: str, throttle: float, css: str = "") -> tuple[Any, Any]:
+    """A 4-seat room (me and three beginner bots) waiting for my flip, with the
+    last two flips' updates captured for replaying; CPU throttling on."""
     code = httpx.post(
         url + "/api/test/rooms",
         json={
@@ -350,8 +346,6 @@ def update_cost(
     page.goto(f"/r/{code}")
     if css:
         page.add_style_tag(content=css)
-    if css:
-        page.add_style_tag(content=css)
     page.locator("body[data-ready='1']").wait_for(state="attached")
     page.locator("#join-name").fill("Bench")
     page.locator("#join-btn").click()
@@ -367,27 +361,115 @@ def update_cost(
             page.keyboard.press("Space")
         page.wait_for_timeout(50)
     page.wait_for_function(f"{mine} && window.__msgs.length >= 2", timeout=60_000)
-    ctx.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
     page.evaluate(REPLAY, 4)  # warm up
+    return ctx, page
+
+
+PHASES = {
+    "script": "FunctionCall",
+    "style": "UpdateLayoutTree",
+    "layout": "Layout",
+    "paint": "Paint",
+}
+
+
+def update_cost(
+    browser: Any, url: str, throttle: float, n: int, trace: Path, css: str = ""
+) -> dict[str, float]:
+    """The page's main-thread CPU per update (thread time in the trace, ms),
+    by phase: the last two flips' updates of a 4-seat game replayed ``n``
+    times into the page (the same DOM work as live updates; no server, no
+    network, so a busy machine changes the figures little)."""
+    ctx, page = replay_page(browser, url, throttle, css)
     browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
     page.evaluate(REPLAY, n)
     browser.stop_tracing()
     ctx.close()
     events = json.loads(trace.read_text())["traceEvents"]
-    phases = {
-        "script": "FunctionCall",
-        "style": "UpdateLayoutTree",
-        "layout": "Layout",
-        "paint": "Paint",
-    }
     out = {
         name: sum(e.get("tdur", 0) for e in events if e.get("name") == ev and e.get("ph") == "X")
         / 1000
         / n
-        for name, ev in phases.items()
+        for name, ev in PHASES.items()
     }
     out["total"] = sum(out.values())
     return out
+
+
+def update_profile(
+    browser: Any, url: str, throttle: float, n: int, css: str = "", top: int = 25
+) -> list[tuple[float, str]]:
+    """Where the replayed updates' script time goes: V8's sampling profiler
+    (CDP ``Profiler``) over ``n`` replayed updates; per function, its self
+    time per update (ms, throttled), the largest first."""
+    ctx, page = replay_page(browser, url, throttle, css)
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    cdp.send("Profiler.start")
+    page.evaluate(REPLAY, n)
+    profile = cdp.send("Profiler.stop")["profile"]
+    ctx.close()
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    self_us: dict[str, float] = {}
+    for node_id, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = nodes[node_id]["callFrame"]
+        where = frame["url"].rsplit("/", 1)[-1]
+        name = f"{frame['functionName'] or '(anonymous)'} {where}:{frame['lineNumber'] + 1}"
+        self_us[name] = self_us.get(name, 0.0) + dt
+    rows = sorted(((us / 1000 / n, name) for name, us in self_us.items()), reverse=True)
+    return [r for r in rows if not r[1].startswith(("(idle)", "(program)"))][:top]
+
+
+def update_invalidations(
+    browser: Any, url: str, throttle: float, n: int, trace: Path, css: str = ""
+) -> dict[str, list[tuple[float, str]]]:
+    """What each replayed update dirties, from a trace with Blink's
+    invalidation tracking: per update, how many elements were restyled, the
+    style, layout and paint invalidations by element and reason, the layout
+    objects laid out and the paint events."""
+    ctx, page = replay_page(browser, url, throttle, css)
+    cats = [
+        "devtools.timeline",
+        "disabled-by-default-devtools.timeline",
+        "disabled-by-default-devtools.timeline.invalidationTracking",
+    ]
+    browser.start_tracing(page=page, path=str(trace), categories=cats)
+    page.evaluate(REPLAY, n)
+    browser.stop_tracing()
+    ctx.close()
+    events = json.loads(trace.read_text())["traceEvents"]
+    counts: dict[str, dict[str, float]] = {}
+
+    def bump(kind: str, what: str, by: float = 1.0) -> None:
+        counts.setdefault(kind, {})[what] = counts.setdefault(kind, {}).get(what, 0.0) + by
+
+    for e in events:
+        name = e.get("name", "")
+        data = (e.get("args") or {}).get("data") or {}
+        if name.endswith("InvalidationTracking"):
+            node = data.get("nodeName") or data.get("nodeId") or "?"
+            reason = data.get("reason") or "?"
+            extra = data.get("changedClass") or data.get("changedAttribute") or ""
+            bump(name.replace("InvalidationTracking", ""), f"{node} {reason} {extra}".strip())
+        elif name == "UpdateLayoutTree" and e.get("ph") in ("X", "E"):
+            count = (e.get("args") or {}).get("elementCount")
+            if count is not None:
+                bump("restyled", "elements", float(count))
+        elif name == "Layout" and e.get("ph") in ("X", "B"):
+            begin = (e.get("args") or {}).get("beginData") or {}
+            if "dirtyObjects" in begin:
+                bump("layout", "dirty objects", float(begin["dirtyObjects"]))
+                bump("layout", "total objects", float(begin.get("totalObjects", 0)))
+                bump("layout", "passes", 1)
+        elif name == "Paint" and e.get("ph") == "X":
+            bump("paint", f"layer {data.get('layerId')} node {data.get('nodeId')}")
+    return {
+        kind: sorted(((v / n, k) for k, v in rows.items()), reverse=True)[:20]
+        for kind, rows in counts.items()
+    }
 
 
 def pct(values: list[float], q: float) -> float:
@@ -426,6 +508,16 @@ def main() -> None:
         metavar="N",
         help="also: the page's CPU per update, by phase, over N updates replayed into it",
     )
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="with --replay: also V8's CPU profile of the replayed updates (self time per function)",
+    )
+    ap.add_argument(
+        "--why",
+        action="store_true",
+        help="with --replay: also what each replayed update invalidates (style, layout, paint)",
+    )
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -459,6 +551,18 @@ def main() -> None:
                     if args.replay
                     else None
                 )
+                profile = (
+                    update_profile(browser, url, args.throttle, args.replay, args.css)
+                    if args.replay and args.profile
+                    else []
+                )
+                why = (
+                    update_invalidations(
+                        browser, url, args.throttle, args.replay, Path(tmp) / "w.json", args.css
+                    )
+                    if args.replay and args.why
+                    else {}
+                )
                 browser.close()
         finally:
             proc.terminate()
@@ -491,6 +595,16 @@ def main() -> None:
             f"\nper update, replayed x{args.replay} (main-thread CPU ms): "
             + ", ".join(f"{k} {v:.1f}" for k, v in cost.items())
         )
+    if profile:
+        print(
+            f"\nscript per replayed update, self time by function (ms, throttled {args.throttle:g}x)"
+        )
+        for ms_per, name in profile:
+            print(f"{ms_per:8.2f}  {name}")
+    for kind, found in why.items():
+        print(f"\n{kind}, per replayed update:")
+        for per, what in found:
+            print(f"{per:8.2f}  {what}")
     breakdown = trace_breakdown(args.trace) if args.trace else []
     if breakdown:
         print(

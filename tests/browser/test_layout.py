@@ -6,8 +6,13 @@ room page has drawn (its ``sj:rendered`` event): the page does not scroll;
 Flip, Slap and the race result are inside the viewport and never move by more
 than 2 px; and once the top card has landed, ``elementFromPoint`` at its centre
 and near its four corners is the card (no seat box, badge, pill or result on
-it). In Irish Snap the called rank is visible too. A screenshot per viewport
-goes to test-artifacts/layout-*.png.
+it), the top card rests inside the pile's box and on the card under it, and
+the pile's count text is not covered. In Irish Snap the called rank is
+visible too. A screenshot per viewport goes to test-artifacts/layout-*.png,
+with every animation run to its end (those started later too): the bots flip every ~100-200 ms, and a
+screenshot at any moment mostly catches a card in its 140 ms flight from the
+seat that turned it, which looks like a card resting beside the pile or over
+its count (what the screenshots of 1 Dec showed at 1366x768 and 390x844).
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ FAST = {"bot_pace": 0.08, "turn_ms": 400.0}
 
 CHECKER = r"""
 (() => {
-  const S = (window.__sj = { updates: 0, covers: 0, problems: [], base: {}, called: 0 });
+  const S = (window.__sj = { updates: 0, covers: 0, counts: 0, problems: [], base: {}, called: 0 });
   const vw = () => document.documentElement.clientWidth;
   const vh = () => document.documentElement.clientHeight;
   const bad = (what) => { if (S.problems.length < 40) S.problems.push(what); };
@@ -87,6 +92,21 @@ CHECKER = r"""
         bad(`top card covered at (${fx},${fy}) by ${at ? at.outerHTML.slice(0, 120) : "nothing"}`);
       }
     }
+    // It rests on the pile: inside the pile's box, and on the fan of the cards
+    // under it (mostly over the card it covers), not beside them.
+    const pile = top.closest(".pile");
+    const p = pile.getBoundingClientRect();
+    if (r.left < p.left - 1 || r.right > p.right + 1 || r.top < p.top - 1 || r.bottom > p.bottom + 1) {
+      bad(`top card rests outside the pile: ${JSON.stringify([r.left, r.top, r.right, r.bottom].map(Math.round))} ` +
+          `in ${JSON.stringify([p.left, p.top, p.right, p.bottom].map(Math.round))}`);
+    }
+    const below = [...pile.querySelectorAll(".card.under")].pop();
+    if (below) {
+      const b = below.getBoundingClientRect();
+      const ox = Math.min(r.right, b.right) - Math.max(r.left, b.left);
+      const oy = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+      if (ox <= 0 || oy <= 0 || ox * oy < 0.5 * b.width * b.height) bad("the top card rests beside the fan, not on it");
+    }
     // Overlays that let taps through (the phone's result strip) must not lie on it either.
     const slot = document.getElementById("result-slot");
     if (slot && !slot.hidden && slot.getClientRects().length) {
@@ -96,6 +116,22 @@ CHECKER = r"""
       }
     }
     S.covers += 1;
+  }
+  // The pile's count ("12 cards in the pile") is readable: no card on it.
+  function countCheck() {
+    const info = document.querySelector("#table .pile-info");
+    if (!info || !info.textContent.trim() || !info.getClientRects().length) return;
+    const range = document.createRange();
+    range.selectNodeContents(info);
+    for (const line of range.getClientRects()) {
+      const x = line.left + line.width / 2, y = line.top + line.height / 2;
+      if (!hits(info, x, y)) {
+        const at = document.elementFromPoint(x, y);
+        bad(`the pile count "${info.textContent}" is covered by ${at ? at.outerHTML.slice(0, 120) : "nothing"}`);
+        break;
+      }
+    }
+    S.counts += 1;
   }
   function check() {
     S.updates += 1;
@@ -126,6 +162,7 @@ CHECKER = r"""
       const saved = moving.map((a) => a.currentTime);
       for (const a of moving) a.currentTime = a.effect.getComputedTiming().endTime;
       coverCheck(top);
+      countCheck();
       moving.forEach((a, i) => { a.currentTime = saved[i] ?? 0; });
     }
   }
@@ -173,6 +210,29 @@ def play(page: Any, flips: int, phone: bool, *, slap_jacks: bool = True) -> None
     raise AssertionError(f"only {table_state(page)['flip']} flips in 60 s")
 
 
+AT_REST = """() => {
+  // From now on every animation the page starts jumps to its end (the bots go
+  // on flipping: a card that flies in while the screenshot is taken would be
+  // caught in flight), and the running ones end now; infinite ones stay.
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) {
+    const a = animate.apply(this, args);
+    a.finish();
+    return a;
+  };
+  for (const a of document.getAnimations()) {
+    if (Number.isFinite(a.effect.getComputedTiming().endTime)) a.finish();
+  }
+}"""
+
+
+def screenshot_at_rest(page: Any, name: str) -> None:
+    """A screenshot with every card where it comes to rest."""
+    page.evaluate(AT_REST)
+    page.wait_for_timeout(50)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), animations="disabled")
+
+
 def layout_report(page: Any) -> dict[str, Any]:
     report: dict[str, Any] = page.evaluate("window.__sj")
     return report
@@ -204,9 +264,9 @@ def test_play_now_fits_the_screen(
     wait_for(lambda: page.locator("#race-slot .race-title").count() == 1, timeout=5)
     page.wait_for_timeout(450)  # the last card has landed
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"))
+    screenshot_at_rest(page, f"layout-{name}")
     assert report["problems"] == [], report["problems"]
-    assert report["updates"] >= 30 and report["covers"] >= 30, report
+    assert report["updates"] >= 30 and report["covers"] >= 30 and report["counts"] >= 20, report
     assert set(report["base"]) >= {"my-stack", "slap-btn", "result-slot"}
 
 
@@ -233,7 +293,7 @@ def test_irish_snap_fits_the_screen(
     play(page, 30 if name in FULL else 14, phone, slap_jacks=False)
     page.wait_for_timeout(450)
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-irish-{name}.png"))
+    screenshot_at_rest(page, f"layout-irish-{name}")
     assert report["problems"] == [], report["problems"]
     assert report["called"] >= 10, report
 
@@ -257,6 +317,6 @@ def test_party_mode_fits_the_screen(
     wait_for(lambda: (table_state(page)["flip"] or 0) >= flips, timeout=40)
     page.wait_for_timeout(300)
     report = layout_report(page)
-    page.screenshot(path=str(ARTIFACTS / f"layout-party-{name}.png"))
+    screenshot_at_rest(page, f"layout-party-{name}")
     assert report["problems"] == [], report["problems"]
     assert {"zone0", "zone1", "zone2"} <= set(report["base"]), report["base"]

@@ -97,7 +97,7 @@ function faceSvg(rank, suit, label) {
   );
 }
 
-/** The CSS background-image of a face (cached: the same string, one image). */
+/** The CSS background-image of a face (cached: the same string). */
 function faceImage(rank, suit) {
   const label = rankLabel(rank);
   const key = `${rank}${suit}|${label}`;
@@ -109,18 +109,54 @@ function faceImage(rank, suit) {
   return url;
 }
 
-/** A face-up card element: one element, its face drawn by its background. */
+// Each face's image is set by ONE style rule (a class per face and corner
+// letter), not on each card element: every card of that face then shares one
+// parsed value and one loaded SVG image. Set on the element, the data: URL
+// made a new image per card, parsed, styled and laid out again (its text
+// too) in the frame that shows the card: 40-60 ms at 4x CPU throttling
+// (docs/benchmarks.md, Browser). The rules for all 52 faces are written at
+// once, the first time a face in the current language is asked for.
+const FACE_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const faceRules = new Set();
+let faceStyle = null;
+
+/** The class that draws a face (its rule written if it is not yet). */
+export function faceClass(rank, suit) {
+  const label = rankLabel(rank);
+  const code = [...label].map((ch) => ch.codePointAt(0).toString(36)).join("");
+  const cls = `face-${rank}${suit}-${code}`;
+  if (!faceRules.has(cls)) {
+    if (!faceStyle) {
+      faceStyle = document.createElement("style");
+      faceStyle.id = "card-faces";
+      document.head.append(faceStyle);
+    }
+    let css = "";
+    for (const r of FACE_RANKS) {
+      for (const s of Object.keys(SUITS)) {
+        const l = [...rankLabel(r)].map((ch) => ch.codePointAt(0).toString(36)).join("");
+        const name = `face-${r}${s}-${l}`;
+        if (faceRules.has(name)) continue;
+        faceRules.add(name);
+        css += `.card.${name},.face-warmup>.${name}{background-image:${faceImage(r, s)}}\n`;
+      }
+    }
+    faceRules.add(cls);
+    faceStyle.append(css);
+  }
+  return cls;
+}
+
+/** A face-up card element: one element, its face drawn by its class's background. */
 export function cardFace(name, { size = "", extra = "" } = {}) {
   const c = parseCard(name);
   if (!c) return cardBack({ size });
-  const el = h("div", {
-    class: `card face ${RED.has(c.suit) ? "red" : "black"} ${size} ${extra}`.trim(),
+  return h("div", {
+    class: `card face ${RED.has(c.suit) ? "red" : "black"} ${faceClass(c.rank, c.suit)} ${size} ${extra}`.trim(),
     role: "img",
     "aria-label": spokenCard(name),
     dataset: { card: name, suit: SUITS[c.suit] },
   });
-  el.style.backgroundImage = faceImage(c.rank, c.suit);
-  return el;
 }
 
 /** A face-down card. */

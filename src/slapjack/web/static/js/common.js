@@ -29,10 +29,34 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 /** Set an element's text only when it changes: the same text written again
- * still replaces the text node and costs a layout. */
+ * still replaces the text node and costs a layout. A lone text node is
+ * changed in place: a new node is a style recalc and a layout object more. */
 export function setText(el, text) {
   const value = String(text);
-  if (el.textContent !== value) el.textContent = value;
+  const only = el.firstChild;
+  if (only && only === el.lastChild && only.nodeType === 3) {
+    if (only.data !== value) only.data = value;
+  } else if (el.textContent !== value) {
+    el.textContent = value;
+  }
+  return el;
+}
+
+/** Set ``el.hidden`` only when it changes: writing the same value again is
+ * still an attribute change, and restyles the element. */
+export function setHidden(el, hidden) {
+  const value = !!hidden;
+  if (el.hidden !== value) el.hidden = value;
+  return el;
+}
+
+/** Set an attribute only when its value changes (``null``: remove it). */
+export function setAttr(el, name, value) {
+  if (value === null || value === undefined) {
+    if (el.hasAttribute(name)) el.removeAttribute(name);
+  } else if (el.getAttribute(name) !== String(value)) {
+    el.setAttribute(name, String(value));
+  }
   return el;
 }
 
@@ -162,9 +186,11 @@ export function announce(text, { assertive = false } = {}) {
   }, 20);
 }
 
-/** Is reduced motion wanted? */
+/** Is reduced motion wanted? (One media query list, asked each time: it
+ * follows the setting as it changes.) */
+const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)");
 export function reducedMotion() {
-  return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  return REDUCED_MOTION.matches;
 }
 
 function mountHeader(active) {

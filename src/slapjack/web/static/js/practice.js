@@ -275,12 +275,15 @@ export class Coach {
 
   /** The note on our own seat while we are on our last chance (every game). */
   seatNote(view, me) {
+    const kind = lastChance(view, me);
+    // Nothing to show and nothing shown (most updates): no DOM work at all.
+    if (!kind && !this.noted) return;
     for (const old of document.querySelectorAll(".lastchance-note")) {
       if (old.dataset.seat !== String(me)) old.remove();
     }
     const el = me === null || me === undefined ? null : this.opts.seatEl(me);
-    const kind = lastChance(view, me);
     let note = el ? el.querySelector(".lastchance-note") : null;
+    this.noted = !!(kind && el);
     if (!kind || !el) {
       if (note) note.remove();
       if (el) el.classList.remove("last-chance");

@@ -13,6 +13,8 @@ import {
   reducedMotion,
   savedName,
   saveKeyBindings,
+  setAttr,
+  setHidden,
   setText,
   saveName,
   saveSeat,
@@ -388,7 +390,10 @@ function setupTable() {
 
 function renderAll() {
   const info = state.info;
-  if (info) {
+  // The room's name and rules: again only when they (or the language) change.
+  const headKey = info && [info.name, info.game, info.preset, JSON.stringify(info.rules || {}), lang].join("|");
+  if (info && headKey !== state.headKey) {
+    state.headKey = headKey;
     setText($("room-name"), info.name || t("room.unnamed", { code }));
     // The preset, and every house rule the room sets on top of it.
     const extra = Object.entries(info.rules || {})
@@ -403,11 +408,11 @@ function renderAll() {
       })
       .filter(Boolean);
     setText($("room-rules"), [`${t(`game.${info.game}`)} · ${t(`preset.${info.preset}`)}`, ...extra].join(" · "));
-    $("rules-link").href = `/rules?preset=${encodeURIComponent(info.preset)}`;
+    setAttr($("rules-link"), "href", `/rules?preset=${encodeURIComponent(info.preset)}`);
   }
   const seated = state.seat !== null;
-  $("spectating").hidden = seated;
-  $("leave-btn").hidden = !seated;
+  setHidden($("spectating"), seated);
+  setHidden($("leave-btn"), !seated);
   const view = state.view;
   const room = state.room;
   const status = (room && room.status) || (info && info.status);
@@ -415,11 +420,11 @@ function renderAll() {
   renderWaiting(waiting);
   renderClock(room);
   const watching = room ? room.spectators || 0 : 0;
-  $("watchers").hidden = watching === 0;
+  setHidden($("watchers"), watching === 0);
   setText($("watchers"), t("room.watchers", { n: watching, count: watching }));
-  $("controls").hidden = !seated || waiting;
-  $("result-slot").hidden = waiting;
-  $("result-slot").dataset.placeholder = t("room.result_placeholder");
+  setHidden($("controls"), !seated || waiting);
+  setHidden($("result-slot"), waiting);
+  setAttr($("result-slot"), "data-placeholder", t("room.result_placeholder"));
   $("game").querySelector(".play-area").classList.toggle("say-it", !!(view && view.rules && sayIt(view)));
   if (status === "closed") showStatus(t("room.closed"), true);
   if (waiting || !state.table) return;
@@ -432,7 +437,7 @@ function renderAll() {
 function renderClock(room) {
   const el = $("clock");
   const left = room ? room.time_left_ms : null;
-  el.hidden = left === null;
+  setHidden(el, left === null);
   if (left === null) return;
   const deadline = performance.now() + left;
   el.dataset.deadline = String(deadline);
@@ -449,8 +454,8 @@ function tickClock() {
 setInterval(tickClock, 250);
 
 function renderWaiting(waiting) {
-  $("waiting").hidden = !waiting;
-  $("table").hidden = !!waiting;
+  setHidden($("waiting"), !waiting);
+  setHidden($("table"), !!waiting);
   if (!waiting) return;
   const room = state.room || roomState(null, null, state.info);
   const names = room.names || [];
@@ -492,14 +497,16 @@ function renderControls(view) {
   $("my-stack").classList.toggle("empty", view.stacks[me] === 0);
   const stack = $("my-stack");
   stack.classList.toggle("turn", myTurn);
-  stack.disabled = !myTurn;
-  stack.setAttribute(
+  if (stack.disabled !== !myTurn) stack.disabled = !myTurn;
+  setAttr(
+    stack,
     "aria-label",
     t(myTurn ? "room.flip_aria" : "room.stack_aria", { n: view.stacks[me], count: view.stacks[me] }),
   );
   const out = view.out[me];
-  $("slap-btn").disabled = view.over || out;
-  $("call-btn").hidden = !(view.rules && sayIt(view));
+  const noSlap = !!(view.over || out);
+  if ($("slap-btn").disabled !== noSlap) $("slap-btn").disabled = noSlap;
+  setHidden($("call-btn"), !(view.rules && sayIt(view)));
   const hint = fixed
     ? t("room.fixed_tempo")
     : myTurn
@@ -512,8 +519,9 @@ function renderControls(view) {
   setText($("call-hint"), keyLabel(state.keys.call));
 }
 
+const COARSE = window.matchMedia("(pointer: coarse)");
 function touchScreen() {
-  return window.matchMedia("(pointer: coarse)").matches;
+  return COARSE.matches;
 }
 
 function sayIt(view) {
@@ -522,7 +530,7 @@ function sayIt(view) {
 
 function renderEnd(view) {
   const over = view.over;
-  $("end").hidden = !over || state.endDismissed;
+  setHidden($("end"), !over || state.endDismissed);
   if (!over) return;
   const me = state.seat;
   const irish = view.game === "irish-snap";
@@ -575,7 +583,7 @@ function renderOut(view) {
   const me = state.seat;
   const out = me !== null && view.out[me] && !view.over;
   if (!out) {
-    $("out").hidden = true;
+    setHidden($("out"), true);
     return;
   }
   if (state.outShown) return;
@@ -604,16 +612,25 @@ function askRematch() {
 }
 
 // Log lines wait until the frame that shows the update is painted (the log
-// is not on the way from a keypress to the card: docs/benchmarks.md, Browser).
+// is not on the way from a keypress to the card: docs/benchmarks.md, Browser),
+// and are written at most every LOG_EVERY_MS: a new line at the top moves every
+// line below it, and repainting them (and the storage copy) was the largest
+// part of an update's paint.
 const pendingLog = [];
+const LOG_EVERY_MS = 800;
+let lastLogFlush = -Infinity;
 
 function addLog(text, type) {
   pendingLog.push({ type, text });
-  if (pendingLog.length === 1) afterPaint(flushLog);
+  if (pendingLog.length !== 1) return;
+  const wait = lastLogFlush + LOG_EVERY_MS - performance.now();
+  if (wait > 0) setTimeout(() => afterPaint(flushLog), wait);
+  else afterPaint(flushLog);
 }
 
 function flushLog() {
   if (!pendingLog.length) return;
+  lastLogFlush = performance.now();
   const log = $("log");
   for (const line of pendingLog.splice(0)) {
     log.prepend(h("li", { class: `ev-${line.type}` }, line.text));
@@ -636,6 +653,8 @@ function afterPaint(fn) {
   requestAnimationFrame(() => setTimeout(run, 0));
   setTimeout(run, 300);
 }
+
+addEventListener("pagehide", () => flushLog());
 
 function saveLog() {
   try {

@@ -1,8 +1,8 @@
 // The table: seats around a green felt, the centre pile, and the texts that
 // describe what happened. Shared by the room, party mode and the replay viewer.
 
-import { fill, h, median, reducedMotion, setText } from "./common.js";
-import { cardBack, cardFace, rankLabel, spokenCard } from "./cards.js";
+import { fill, h, median, reducedMotion, setAttr, setHidden, setText } from "./common.js";
+import { cardBack, cardFace, faceClass, rankLabel, spokenCard } from "./cards.js";
 import { FALSE_START_OFFSET_MS, msText, t } from "./i18n.js";
 
 const BOT_NAME = /^(Beginner|Casual|Pro|Matched|Perfect) bot (\d+)$/;
@@ -259,6 +259,7 @@ export class TableView {
     this.seatEls = [];
     this.pileKey = "";
     this.view = null;
+    this.warmRun = 0;
     el.classList.add("felt");
     this.seatsEl = h("ol", { class: "seats", "aria-label": t("table.seats") });
     this.callEl = h("div", { class: "call-banner", hidden: true, "aria-hidden": "true" });
@@ -280,7 +281,11 @@ export class TableView {
     );
     this.centreEl = h("div", { class: "centre" }, this.pileEl, this.sideEl);
     this.fxEl = h("div", { class: "fx-layer", "aria-hidden": "true" });
-    fill(el, this.seatsEl, this.centreEl, this.fxEl);
+    // Every face drawn once, out of sight, while the page has nothing else to
+    // do: a face's first drawing parses its SVG and lays it out (tens of ms
+    // at 4x CPU throttling, in the frame that shows the card: docs/benchmarks.md).
+    this.warmEl = h("div", { class: "face-warmup", "aria-hidden": "true" });
+    fill(el, this.seatsEl, this.centreEl, this.fxEl, this.warmEl);
     // Where seats and pile are, measured when their sizes change (a
     // ResizeObserver runs after layout): the animations read these, never the
     // layout itself, so an update costs no forced reflow. The felt's own size
@@ -312,6 +317,34 @@ export class TableView {
           opts.onSlap(ev);
         }
       });
+    }
+  }
+
+  /** Draw each face once in a 1 px box (the card's size, clipped, all but
+   * transparent), a few per idle moment, so the SVG images of the cards to
+   * come are parsed and laid out before they are needed; again on a change of
+   * language (the corners' letters). */
+  warmFaces() {
+    // A batch per frame (not idle callbacks: a busy page has none for seconds).
+    const idle = (fn) => setTimeout(fn, 0);
+    const run = ++this.warmRun;
+    const names = [];
+    for (const rank of ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]) {
+      for (const suit of ["C", "D", "H", "S"]) names.push(rank + suit);
+    }
+    const step = () => {
+      if (run !== this.warmRun) return;
+      // Not cards for the page's scripts or tests: only the class that draws the face.
+      const batch = names.splice(0, 2).map((name) => h("div", { class: faceClass(name.slice(0, -1), name.slice(-1)) }));
+      fill(this.warmEl, ...batch);
+      if (!batch.length) return;
+      // The next batch after this one is painted.
+      requestAnimationFrame(() => setTimeout(() => idle(step), 0));
+    };
+    idle(step);
+    if (!this.warmOnLang) {
+      this.warmOnLang = () => this.warmFaces();
+      document.addEventListener("langchange", this.warmOnLang);
     }
   }
 
@@ -352,8 +385,19 @@ export class TableView {
           h("span", { class: "seat-status" }),
           h("span", { class: "seat-reaction", hidden: true }),
         ),
-        h("div", { class: "seat-timer", hidden: true }, h("span", { class: "bar" })),
+        // Always laid out, shown by a class (visibility): showing it on every
+        // turn change with ``hidden`` laid it out again (docs/benchmarks.md).
+        h("div", { class: "seat-timer" }, h("span", { class: "bar" })),
       );
+      // Its parts, found once (an update only changes their texts and classes).
+      el._parts = {
+        name: el.querySelector(".seat-name"),
+        count: el.querySelector(".count"),
+        status: el.querySelector(".seat-status"),
+        reaction: el.querySelector(".seat-reaction"),
+        timer: el.querySelector(".seat-timer"),
+        bar: el.querySelector(".seat-timer .bar"),
+      };
       this.seatEls.push(el);
       this.seatsEl.append(el);
       if (this.sizes) this.sizes.observe(el);
@@ -399,6 +443,8 @@ export class TableView {
   /** Draw ``view``; ``room`` carries timers and connection states (may be null). */
   render(view, room = null) {
     this.view = view;
+    // From the first drawing on (before it the felt may be hidden: nothing painted).
+    if (!this.warmRun) this.warmFaces();
     // State as data attributes: for styles, and for tests that drive the page.
     this.el.dataset.flip = String(view.flip_id ?? view.flips);
     this.el.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
@@ -421,7 +467,8 @@ export class TableView {
       el.classList.toggle("reslap", !!(view.reslap_among && view.reslap_among.includes(s)));
       const offline = Array.isArray(connected) && connected[s] === false && !bots[s];
       el.classList.toggle("offline", offline);
-      const nameEl = el.querySelector(".seat-name");
+      const parts = el._parts;
+      const nameEl = parts.name;
       const name = seatName(view, s);
       // Built again only when it changes (an update touches no layout it need not).
       const nameKey = `${name}|${isMe}|${offline}|${t("seat.you")}`;
@@ -433,22 +480,25 @@ export class TableView {
           offline ? h("span", { class: "tag offline" }, t("seat.offline")) : null,
         );
       }
-      setText(el.querySelector(".count"), view.stacks[s]);
+      setText(parts.count, view.stacks[s]);
       let status = "";
       if (view.over && view.winners.includes(s)) status = t("seat.winner");
       else if (view.over && view.loser === s) status = t("seat.loser");
       else if (view.out[s]) status = view.game === "irish-snap" ? t("seat.safe") : t("seat.out");
       else if (view.turn === s) status = t("seat.turn");
       else if (view.stacks[s] === 0) status = t(view.game === "irish-snap" ? "seat.empty" : "seat.last_chance");
-      const statusEl = el.querySelector(".seat-status");
+      const statusEl = parts.status;
       // A bot's level where there is nothing else to say (its name may not say it).
       const level = bots[s] && !isBotName(view.players[s]) ? t(`bot.${bots[s]}`) : "";
       setText(statusEl, status || level);
       statusEl.classList.toggle("bot", !status && !!level);
-      statusEl.title = !view.out[s] && view.stacks[s] === 0 && view.game !== "irish-snap"
-        ? t("seat.last_chance_help")
-        : "";
-      el.setAttribute(
+      setAttr(
+        statusEl,
+        "title",
+        !view.out[s] && view.stacks[s] === 0 && view.game !== "irish-snap" ? t("seat.last_chance_help") : "",
+      );
+      setAttr(
+        el,
         "aria-label",
         t("seat.aria", { name: seatName(view, s), cards: view.stacks[s], count: view.stacks[s] }) +
           (status ? `, ${status}` : ""),
@@ -506,7 +556,10 @@ export class TableView {
         const dx = `calc(${jitter(name, 4).toFixed(1)}px - ${(depth * 0.17).toFixed(2)} * var(--cw))`;
         const dy = `${(jitter(name + "y", 4) + depth * 2).toFixed(1)}px`;
         const transform = isTop ? `rotate(${(r / 3).toFixed(2)}deg)` : `translate(${dx}, ${dy}) rotate(${r}deg)`;
-        if (el.style.transform !== transform) el.style.transform = transform;
+        if (el._transform !== transform) {
+          el._transform = transform;
+          el.style.transform = transform;
+        }
         el.classList.toggle("top", isTop);
         el.classList.toggle("under", !isTop);
         // A card covered before its flight ended goes straight to its place.
@@ -514,8 +567,7 @@ export class TableView {
           el._fly.cancel();
           el._fly = null;
         }
-        if (isTop) el.removeAttribute("aria-hidden");
-        else el.setAttribute("aria-hidden", "true");
+        setAttr(el, "aria-hidden", isTop ? null : "true");
       });
       const prevFlip = this.pileFlip;
       this.pileFlip = view.flip_id ?? view.flips;
@@ -528,7 +580,8 @@ export class TableView {
     }
     const top = view.centre_top.length ? view.centre_top[view.centre_top.length - 1] : null;
     const label = top ? t("pile.aria_top", { card: spokenCard(top) }) : t("pile.aria_empty");
-    this.pileEl.setAttribute(
+    setAttr(
+      this.pileEl,
       "aria-label",
       this.opts.onSlap ? `${t("pile.slap_hint")} ${label}` : label,
     );
@@ -544,7 +597,7 @@ export class TableView {
         : "",
     );
     if (view.game === "irish-snap" && !view.over) {
-      this.callEl.hidden = false;
+      setHidden(this.callEl, false);
       const parts = [];
       if (view.top_call) {
         parts.push(
@@ -560,7 +613,7 @@ export class TableView {
       }
       fill(this.callEl, ...parts);
     } else {
-      this.callEl.hidden = true;
+      setHidden(this.callEl, true);
     }
     return topChanged;
   }
@@ -579,15 +632,20 @@ export class TableView {
   renderTimer(view, room) {
     const timer = room && room.turn_timer;
     for (let s = 0; s < this.n; s++) {
-      const el = this.seatEls[s].querySelector(".seat-timer");
+      const el = this.seatEls[s]._parts.timer;
       const active =
         timer && timer.seat === s && view.turn === s && !view.over && timer.ms_left > 0;
+      const bar = this.seatEls[s]._parts.bar;
       if (!active) {
-        el.hidden = true;
+        if (el.classList.contains("on")) {
+          el.classList.remove("on");
+          if (bar._run) bar._run.cancel();
+          bar._run = null;
+          bar.dataset.stamp = "";
+        }
         continue;
       }
-      el.hidden = false;
-      const bar = el.querySelector(".bar");
+      if (!el.classList.contains("on")) el.classList.add("on");
       const total = timer.ms_total || timer.ms_left;
       const frac = Math.max(0, Math.min(1, timer.ms_left / total));
       const stamp = `${view.flips}|${timer.seat}|${Math.round(timer.ms_left / 50)}`;
@@ -633,7 +691,7 @@ export class TableView {
     }
     this.hideBadges();
     for (const [s, r] of reactions) {
-      const el = this.seatEls[s] && this.seatEls[s].querySelector(".seat-reaction");
+      const el = this.seatEls[s] && this.seatEls[s]._parts.reaction;
       if (!el) continue;
       el.hidden = false;
       this.seatEls[s].classList.add("timed");
@@ -653,8 +711,8 @@ export class TableView {
   /** The seats' reaction badges go (their status line comes back). */
   hideBadges() {
     for (const el of this.seatEls) {
-      el.querySelector(".seat-reaction").hidden = true;
-      el.classList.remove("timed");
+      setHidden(el._parts.reaction, true);
+      if (el.classList.contains("timed")) el.classList.remove("timed");
     }
   }
 
