@@ -146,6 +146,22 @@ CHECKER = r"""
     for (const zone of document.querySelectorAll("#zones .zone")) {
       still(`zone${zone.dataset.i}`, inside(`zone${zone.dataset.i}`, zone));
     }
+    // No line of the race result is cut in half by the slot's edge, unless it
+    // fades out there (a list too long for the slot ends in a fade).
+    const rslot = document.getElementById("result-slot");
+    if (rslot && !rslot.hidden && rslot.getClientRects().length) {
+      const sb = rslot.getBoundingClientRect().bottom;
+      for (const line of rslot.querySelectorAll(".my-result.show, .race-title, .reactions li")) {
+        const r = line.getBoundingClientRect();
+        if (!r.height || r.top >= sb - 1 || r.bottom <= sb + 1) continue;
+        let faded = false;
+        for (let el = line; el && el !== rslot; el = el.parentElement) {
+          const m = getComputedStyle(el);
+          if ((m.maskImage || m.webkitMaskImage || "none") !== "none") faded = true;
+        }
+        if (!faded) bad(`a line of the race result is cut by the slot's edge: "${line.textContent.slice(0, 60)}"`);
+      }
+    }
     const race = document.querySelector("#party-race");
     if (race && race.getClientRects().length) inside("party race", race);
     const call = document.querySelector("#table .call.now");
