@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import given, settings
@@ -55,6 +56,24 @@ from slapjack.protocol import (
 PRESETS = ["classic", "klatsch-bube", "say-it", "irish-snap", "irish-snap-winner"]
 
 
+def random_steps(
+    table: Table, rng: random.Random, steps: int, illegal: float
+) -> Iterator[list[Any]]:
+    """Up to ``steps`` random actions on ``table`` (a share ``illegal`` of them
+    refused), until its game is over: the events of each (none when refused)."""
+    for _ in range(steps):
+        game = table.game
+        if game.over:
+            return
+        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), illegal)
+        events: list[Any] = []
+        with contextlib.suppress(SlapjackError):
+            events = (
+                table.settle(final=action[1]) if isinstance(action, tuple) else table.apply(action)
+            )
+        yield events
+
+
 def status(n: int) -> dict[str, Any]:
     return {
         "code": "K7Q2PX",
@@ -102,16 +121,11 @@ def test_one_view_encoding_serves_every_seat(preset: str, n: int, seed: int) -> 
     rules = Rules.from_options({"preset": preset})
     rng = random.Random(seed)
     table = Table.new(rules, names(n), seed=seed)
-    for _ in range(150):
+    for _ in [None, *random_steps(table, rng, 150, 0.02)]:
         game = table.game
         parts = view_parts(observe(game, None), game.flips)
         for seat in [None, *range(n)]:
             assert seat_view(parts, seat) == view_json(observe(game, seat), game.flips)
-        if game.over:
-            break
-        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), 0.02)
-        with contextlib.suppress(SlapjackError):
-            _ = table.settle(final=action[1]) if isinstance(action, tuple) else table.apply(action)
 
 
 @settings(max_examples=20, deadline=None)
@@ -123,16 +137,8 @@ def test_the_fast_update_frame_is_the_models_frame(preset: str, n: int, seed: in
     room = status(n)
     room_json = dumps(room)
     seq = 0
-    for _ in range(150):
+    for events in random_steps(table, rng, 150, 0.02):
         game = table.game
-        if game.over:
-            break
-        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), 0.02)
-        events: list[Any] = []
-        with contextlib.suppress(SlapjackError):
-            events = (
-                table.settle(final=action[1]) if isinstance(action, tuple) else table.apply(action)
-            )
         shared = events_json(events)
         for seat in (None, rng.randrange(n)):
             seq += 1
@@ -161,16 +167,7 @@ def test_the_events_are_event_to_dicts_text(preset: str, n: int, seed: int) -> N
     rng = random.Random(seed)
     table = Table.new(rules, names(n), seed=seed)
     seen: set[type] = set()
-    for _ in range(300):
-        game = table.game
-        if game.over:
-            break
-        action = random_action(game, rng, game.t + rng.choice((0, 5, 300)), 0.05)
-        events: list[Any] = []
-        with contextlib.suppress(SlapjackError):
-            events = (
-                table.settle(final=action[1]) if isinstance(action, tuple) else table.apply(action)
-            )
+    for events in random_steps(table, rng, 300, 0.05):
         seen.update(type(e) for e in events)
         assert events_json(events) == dumps([event_to_dict(e) for e in events])
     assert seen  # (something happened)
