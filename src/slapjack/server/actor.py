@@ -171,11 +171,7 @@ class Actor:
         if not self._idle or self._queue.qsize() or task is None or task.done():
             self.submit_batched(fn, *args)
             return
-        try:
-            fn(*args)
-        except Exception as exc:
-            if not isinstance(exc, SlapjackError):
-                log.exception("%s: input failed", self.name)
+        self._run_one(fn, args)
         if self._ops or self._frames:
             self.submit(_nothing)
 
@@ -183,11 +179,16 @@ class Actor:
         if self._batch is batch:
             self._batch = None
         for fn, args in batch:
-            try:
-                fn(*args)
-            except Exception as exc:
-                if not isinstance(exc, SlapjackError):
-                    log.exception("%s: input failed", self.name)
+            self._run_one(fn, args)
+
+    def _run_one(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        """One batched input: a refusal (``SlapjackError``) is its answer, any
+        other error is logged; neither stops the inputs after it."""
+        try:
+            fn(*args)
+        except Exception as exc:
+            if not isinstance(exc, SlapjackError):
+                log.exception("%s: input failed", self.name)
 
     async def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` in the task and return its result (or raise its error)."""
