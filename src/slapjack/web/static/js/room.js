@@ -793,6 +793,7 @@ function flip() {
   if (state.flipSent === flipId) return;
   state.flipSent = flipId;
   state.conn.act("flip", { flip_id: flipId });
+  if (state.table) state.table.settle();
 }
 
 /** A press shown by light and shadow (the button never moves), without a reflow. */

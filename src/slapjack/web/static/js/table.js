@@ -111,6 +111,8 @@ export function describeEvent(ev, view) {
 
 /** The events that close a race, with their reaction list. */
 export const RACE_ENDS = new Set(["race_won", "pile_split", "forfeit", "picked_up"]);
+/** The turn timer bar moves in steps of this many ms (see renderTimers). */
+const TIMER_STEP_MS = 250;
 
 /**
  * The final ranking (seats, first place first), as the engine's
@@ -260,6 +262,8 @@ export class TableView {
     this.pileKey = "";
     this.view = null;
     this.warmRun = 0;
+    // The card movements running now (see move() and settle()).
+    this.moving = new Set();
     el.classList.add("felt");
     this.seatsEl = h("ol", { class: "seats", "aria-label": t("table.seats") });
     this.callEl = h("div", { class: "call-banner", hidden: true, "aria-hidden": "true" });
@@ -652,14 +656,17 @@ export class TableView {
       if (bar.dataset.stamp === stamp) continue;
       bar.dataset.stamp = stamp;
       // The bar shrinks from the fraction left to nothing (Web Animations: no
-      // reflow to restart it); still under reduced motion.
+      // reflow to restart it) in steps of TIMER_STEP_MS, not smoothly: a
+      // smooth bar made the browser draw a frame every 16 ms for the whole
+      // turn, and a socket message that comes after a key press waits for the
+      // next frame (docs/benchmarks.md, "Nothing moves while you flip").
       if (bar._run) bar._run.cancel();
       bar.style.transform = `scaleX(${frac})`;
       bar._run = reducedMotion()
         ? null
         : bar.animate([{ transform: `scaleX(${frac})` }, { transform: "scaleX(0)" }], {
             duration: timer.ms_left,
-            easing: "linear",
+            easing: `steps(${Math.max(1, Math.ceil(timer.ms_left / TIMER_STEP_MS))}, start)`,
             fill: "forwards",
           });
     }
@@ -687,7 +694,7 @@ export class TableView {
     );
     this.raceEl.classList.remove("old");
     if (!reducedMotion()) {
-      this.raceEl.animate([{ opacity: 0.2 }, { opacity: 1 }], { duration: 200, easing: "ease-out" });
+      this.move(this.raceEl, [{ opacity: 0.2 }, { opacity: 1 }], { duration: 200, easing: "ease-out" });
     }
     this.hideBadges();
     for (const [s, r] of reactions) {
@@ -738,7 +745,29 @@ export class TableView {
       kind === "wrong"
         ? [{ translate: "0 0" }, { translate: "-8px 0" }, { translate: "8px 0" }, { translate: "-5px 0" }, { translate: "5px 0" }, { translate: "0 0" }]
         : [{ scale: "1" }, { scale: "1.08" }, { scale: "1" }];
-    el.animate(frames, { duration: 500, easing: "ease-in-out" });
+    this.move(el, frames, { duration: 500, easing: "ease-in-out" });
+  }
+
+  /** End every card movement now (each lands where it was going; not the
+   * turn timers): called when the player flips, so that the browser has
+   * nothing left to animate while their card is on its way. A running
+   * animation makes it draw a frame every 16 ms, and after a key press
+   * Chromium draws its next frame before it hands the page a socket message
+   * (docs/benchmarks.md, "Nothing moves while you flip"). */
+  settle() {
+    for (const a of [...this.moving]) a.finish();
+  }
+
+  /** ``el.animate(frames, opts)``, kept in ``this.moving`` while it runs (so
+   * settle() ends it without asking the browser for every animation, which
+   * recalculates the page's style first). */
+  move(el, frames, opts) {
+    const a = el.animate(frames, opts);
+    this.moving.add(a);
+    const done = () => this.moving.delete(a);
+    a.addEventListener("finish", done);
+    a.addEventListener("cancel", done);
+    return a;
   }
 
   /** The new top card flies from ``seat`` to its place. It is painted face up
@@ -750,7 +779,7 @@ export class TableView {
     const dx = from.x - this.geom.top.x;
     const dy = from.y - this.geom.top.y;
     const rest = `rotate(${((Number(card.dataset.r) || 0) / 3).toFixed(2)}deg)`;
-    card._fly = card.animate(
+    card._fly = this.move(card,
       // Short, and upright enough to read on the way: the reaction clock
       // starts at the first frame, when the card is already face up.
       [{ transform: `translate(${dx}px, ${dy}px) rotate(-8deg) scale(.85)` }, { transform: rest }],
@@ -775,7 +804,7 @@ export class TableView {
       height: `${pile.height}px`,
     });
     this.fxEl.append(copy);
-    copy.animate(
+    this.move(copy,
       [
         { transform: "none", opacity: 1 },
         { transform: `translate(${to.x - pile.x}px, ${to.y - pile.y}px) scale(.2) rotate(25deg)`, opacity: 0.3 },
@@ -794,7 +823,7 @@ export class TableView {
     card.style.left = `${pa.x}px`;
     card.style.top = `${pa.y}px`;
     this.fxEl.append(card);
-    card.animate(
+    this.move(card,
       [
         { transform: "translate(-50%, -50%)" },
         { transform: `translate(calc(${pb.x - pa.x}px - 50%), calc(${pb.y - pa.y}px - 50%)) rotate(200deg)` },
@@ -817,7 +846,7 @@ export class TableView {
       this.fxEl.append(bit);
       const angle = (2 * Math.PI * i) / n + jitter(String(i), 0.3);
       const dist = (big ? 160 : 80) * (0.6 + ((i * 37) % 10) / 25);
-      bit.animate(
+      this.move(bit,
         [
           { transform: "translate(-50%, -50%) scale(.4)", opacity: 1 },
           {
