@@ -48,13 +48,16 @@ class Seat:
         self.forgery = rng.choice((8.0, 15.0, 30.0, 60.0))
         self.hold = rng.choice((15.0, 40.0))
         self.stamps = kind != "no_stamps"
+        self.coarse = rng.random() < 0.4
 
     def leg(self) -> float:
         spike = self.rng.expovariate(1 / 80.0) if self.rng.random() < 0.03 else 0.0
-        return self.base / 2 + self.rng.expovariate(1 / self.jitter) + spike
+        wire = self.base / 2 + self.rng.expovariate(1 / self.jitter) + spike
+        return round(wire) if self.coarse else wire  # whole ms: round trips that tie
 
     def client(self, t: float) -> float:
-        return self.clock + t * (1.0 + self.drift)
+        stamp = self.clock + t * (1.0 + self.drift)
+        return round(stamp) if self.coarse else stamp
 
 
 def session(seed: int) -> Iterator[str]:
