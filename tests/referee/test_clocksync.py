@@ -240,16 +240,34 @@ def test_the_offset_kept_between_pongs_is_a_fresh_one(seed: int) -> None:
             assert sync.offset() == quantile(sorted(s.offset for s in chosen), 0.5)
 
 
-def test_a_window_changed_from_outside_is_sorted_again() -> None:
+def test_the_window_is_read_through_copies() -> None:
+    """``samples`` is a copy made on demand (the window itself is flat arrays):
+    changing it changes nothing; ``recent_rtts`` are the latest, oldest first."""
     sync = ClockSync(window=8, best=2)
     for i, rtt in enumerate((5.0, 1.0, 3.0)):
         sync.add(SyncSample(10.0 * i, 10.0 * i + 1.0, 10.0 * i + rtt))
-    sync.samples.clear()
-    assert sync.offset() is None
-    sync.samples.append(SyncSample(0.0, 7.0, 4.0))
-    assert sync.offset() == 5.0
-    sync.add(SyncSample(10.0, 20.0, 12.0))
-    assert sync.rtts() == [2.0, 4.0]
+    samples = sync.samples
+    assert isinstance(samples, tuple) and [s.rtt for s in samples] == [5.0, 1.0, 3.0]
+    assert sync.count == 3 and sync.recent_rtts(2) == [1.0, 3.0]
+    assert sync.recent_rtts(10) == [5.0, 1.0, 3.0]
+    rtts = sync.rtts()
+    rtts.clear()
+    assert sync.rtts() == [1.0, 3.0, 5.0]
+    with pytest.raises(ValueError):
+        sync.recent_rtts(0)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_sample_added_directly_is_checked(bad: float) -> None:
+    sync = ClockSync()
+    with pytest.raises(ClockSyncError):
+        sync.add(SyncSample(0.0, bad, 10.0))
+    with pytest.raises(ClockSyncError):
+        sync.add(SyncSample(0.0, 1.0, bad))
+    with pytest.raises(ClockSyncError) as info:
+        sync.add(SyncSample(10.0, 1.0, 5.0))
+    assert info.value.code == "time_backwards"
+    assert sync.count == 0 and sync.offset() is None
 
 
 class ReferenceSync:
