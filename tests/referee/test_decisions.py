@@ -161,10 +161,11 @@ def session(seed: int) -> Iterator[str]:
                 input_stamp += 150.0
             arrival = shown + reaction + st.leg()
             flip = flip_id if rng.random() > 0.03 else flip_id + 77  # an unknown flip
-            stamps = (shown_stamp, input_stamp) if st.stamps else (None, None)
+            shown_at: float | None = shown_stamp if st.stamps else None
+            input_at: float | None = input_stamp if st.stamps else None
             if rng.random() < 0.02:
                 claimed = rng.choice((-5.0, math.inf, math.nan, 1e9))
-            detail = ref.judge(seat, flip, claimed, *stamps, arrival)
+            detail = ref.judge(seat, flip, claimed, shown_at, input_at, arrival)
             state = ref.seat(seat)
             yield out(
                 "slap",
