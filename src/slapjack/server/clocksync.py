@@ -112,7 +112,7 @@ class SyncSample:
     client_ms: float
     recv_ms: float
     rtt: float = field(init=False, repr=False, compare=False)
-    """``recv_ms - sent_ms`` (kept: the window is sorted by it for every pong)."""
+    """``recv_ms - sent_ms``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rtt", self.recv_ms - self.sent_ms)
