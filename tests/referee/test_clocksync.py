@@ -240,13 +240,111 @@ def test_the_offset_kept_between_pongs_is_a_fresh_one(seed: int) -> None:
             assert sync.offset() == quantile(sorted(s.offset for s in chosen), 0.5)
 
 
-def test_a_window_changed_from_outside_is_sorted_again() -> None:
+def test_the_window_is_read_through_copies() -> None:
+    """``samples`` is a copy made on demand (the window itself is flat arrays):
+    changing it changes nothing; ``recent_rtts`` are the latest, oldest first."""
     sync = ClockSync(window=8, best=2)
     for i, rtt in enumerate((5.0, 1.0, 3.0)):
         sync.add(SyncSample(10.0 * i, 10.0 * i + 1.0, 10.0 * i + rtt))
-    sync.samples.clear()
-    assert sync.offset() is None
-    sync.samples.append(SyncSample(0.0, 7.0, 4.0))
-    assert sync.offset() == 5.0
-    sync.add(SyncSample(10.0, 20.0, 12.0))
-    assert sync.rtts() == [2.0, 4.0]
+    samples = sync.samples
+    assert isinstance(samples, tuple) and [s.rtt for s in samples] == [5.0, 1.0, 3.0]
+    assert sync.count == 3 and sync.recent_rtts(2) == [1.0, 3.0]
+    assert sync.recent_rtts(10) == [5.0, 1.0, 3.0]
+    rtts = sync.rtts()
+    rtts.clear()
+    assert sync.rtts() == [1.0, 3.0, 5.0]
+    with pytest.raises(ValueError):
+        sync.recent_rtts(0)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_sample_added_directly_is_checked(bad: float) -> None:
+    sync = ClockSync()
+    with pytest.raises(ClockSyncError):
+        sync.add(SyncSample(0.0, bad, 10.0))
+    with pytest.raises(ClockSyncError):
+        sync.add(SyncSample(0.0, 1.0, bad))
+    with pytest.raises(ClockSyncError) as info:
+        sync.add(SyncSample(10.0, 1.0, 5.0))
+    assert info.value.code == "time_backwards"
+    assert sync.count == 0 and sync.offset() is None
+
+
+class ReferenceSync:
+    """The clock sync the plain way: the last ``window`` exchanges in a list,
+    sorted afresh (stably: ties by arrival) for every question."""
+
+    def __init__(self, window: int, best: int) -> None:
+        self.window, self.best = window, best
+        self.kept: list[tuple[float, float, float]] = []
+
+    def add(self, sent: float, client: float, recv: float) -> None:
+        self.kept = [*self.kept, (sent, client, recv)][-self.window :]
+
+    def ordered(self) -> list[tuple[float, float, float]]:
+        return sorted(self.kept, key=lambda s: s[2] - s[0])
+
+    def offset(self) -> float | None:
+        best = self.ordered()[: self.best]
+        if not best:
+            return None
+        return quantile(sorted(c - (s + r) / 2.0 for s, c, r in best), 0.5)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.integers(0, 30).map(float), st.floats(0.0, 12_000.0)),  # round trip
+            st.floats(-1e7, 1e7),  # the client's clock
+            st.integers(0, 9),  # what happens to the exchange
+        ),
+        min_size=1,
+        max_size=150,
+    ),
+    st.integers(1, 70),
+    st.integers(1, 12),
+)
+def test_the_clock_sync_is_a_plain_sort_of_its_window(
+    exchanges: list[tuple[float, float, int]], window: int, best: int
+) -> None:
+    """After every exchange (answered, lost, answered twice, answered for an
+    unknown ping, or later than MAX_RTT_MS) the offset, the profile and the
+    window are those of the plain version: the compact window decides alike."""
+    sync = ClockSync(window=window, best=best)
+    ref = ReferenceSync(window, best)
+    dropped = 0
+    for i, (rtt, clock, fate) in enumerate(exchanges):
+        sent = 20_000.0 * i
+        sync.ping_sent(i, sent)
+        if fate == 0:
+            continue  # lost
+        ping = i + 10_000 if fate == 1 else i  # an unknown id
+        recv = sent + rtt
+        got = sync.pong(ping, clock + sent, recv)
+        if fate == 1 or recv - sent > MAX_RTT_MS:
+            assert got is None
+            dropped += 1
+        else:
+            assert got is not None and got.rtt == recv - sent
+            ref.add(sent, clock + sent, recv)
+        if fate == 2:
+            assert sync.pong(ping, clock + sent, recv + 1.0) is None  # repeated
+            dropped += 1
+        assert sync.dropped == dropped
+        assert sync.offset() == ref.offset()
+        ordered = ref.ordered()
+        assert [(s.sent_ms, s.client_ms, s.recv_ms) for s in sync.samples] == ref.kept
+        if fate >= 7 or i == len(exchanges) - 1:
+            prof = sync.profile()
+            if not ordered:
+                assert prof is None and sync.rtts() == []
+                continue
+            rtts = [r - s for s, _, r in ordered]
+            assert prof is not None and sync.rtts() == rtts
+            assert prof.samples == len(rtts) and prof.rtt_min == rtts[0]
+            assert prof.rtt_low == quantile(rtts, 0.25)
+            assert prof.rtt_median == quantile(rtts, 0.5)
+            assert prof.rtt_high == quantile(rtts, 0.95)
+            assert prof.rtt_mad == mad(rtts)
+            assert prof.offset == ref.offset()
+            assert prof.offset_error == rtts[:best][-1] / 2.0

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from slapjack.server import fair
 from slapjack.server.clocksync import quantile
 from slapjack.server.fair import FairReferee
-from slapjack.server.fairstats import rank_shift
+from slapjack.server.fairstats import Legs, Recent, rank_shift
 
 
 def reference_rank_shift(
@@ -132,3 +132,36 @@ def test_the_referee_decides_the_same_with_either(forgery: float, seed: int) -> 
     assert new == old
     if forgery >= 60.0:  # the shift tests ran on a held seat: the selection was used
         assert any(row[1] for row in new if row[0] != "window" and row[0].seat == 0)
+
+
+@given(st.lists(st.floats(-1e6, 1e6), max_size=120), st.integers(1, 40), st.integers(1, 50))
+def test_recent_keeps_the_latest_in_order(values: list[float], maxlen: int, n: int) -> None:
+    """A :class:`Recent` is a ``deque(maxlen=...)`` of floats in a flat array."""
+    recent = Recent(maxlen)
+    for v in values:
+        recent.append(v)
+    kept = values[-maxlen:]
+    assert len(recent) == len(kept) and list(recent) == kept
+    assert recent.last(n) == kept[-n:]
+
+
+@given(
+    st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)), max_size=120),
+    st.integers(1, 70),
+)
+def test_legs_keep_the_latest_pairs_in_order(pairs: list[tuple[float, float]], maxlen: int) -> None:
+    legs = Legs(maxlen)
+    for out, back in pairs:
+        legs.append(out, back)
+    kept = pairs[-maxlen:]
+    assert len(legs) == len(kept)
+    assert list(zip(legs.out, legs.back, strict=True)) == kept
+
+
+def test_histories_refuse_bad_sizes() -> None:
+    with pytest.raises(ValueError):
+        Recent(0)
+    with pytest.raises(ValueError):
+        Legs(0)
+    with pytest.raises(ValueError):
+        Recent(4).last(0)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import math
 import struct
-from collections import deque
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -112,7 +112,7 @@ class SyncSample:
     client_ms: float
     recv_ms: float
     rtt: float = field(init=False, repr=False, compare=False)
-    """``recv_ms - sent_ms`` (kept: the window is sorted by it for every pong)."""
+    """``recv_ms - sent_ms``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rtt", self.recv_ms - self.sent_ms)
@@ -163,7 +163,29 @@ class NetworkProfile:
 
 
 class ClockSync:
-    """Clock sync and round-trip history of one connection."""
+    """Clock sync and round-trip history of one connection.
+
+    The window is kept in flat arrays of floats (``array('d')``: 8 bytes a
+    number, not a tuple or an object of boxed floats per sample; there is one
+    of these per connected player): the exchanges in arrival order, and their
+    round trips sorted (ties in arrival order) with each one's offset beside it.
+    """
+
+    __slots__ = (
+        "_client",
+        "_offset",
+        "_offset_by_rtt",
+        "_outstanding",
+        "_profile",
+        "_recv",
+        "_rtt_sorted",
+        "_sent",
+        "best",
+        "dropped",
+        "high_quantile",
+        "transport",
+        "window",
+    )
 
     def __init__(
         self,
@@ -178,19 +200,21 @@ class ClockSync:
         self.window = window
         self.best = best
         self.high_quantile = high_quantile
-        self.samples: deque[SyncSample] = deque(maxlen=window)
+        self._sent = array("d")
+        self._client = array("d")
+        self._recv = array("d")
+        """The window's exchanges, oldest first (``sent_ms``, ``client_ms``, ``recv_ms``)."""
+        self._rtt_sorted = array("d")
+        """The window's round trips, sorted; equal ones in arrival order (a stable
+        sort): kept sorted as samples come and go, so a pong costs a binary
+        search, not a sort of the window."""
+        self._offset_by_rtt = array("d")
+        """Each of those round trips' offset (the same order)."""
         self._outstanding: dict[int, float] = {}
         self.transport: Transport | None = None
         self.dropped = 0
         """Pongs ignored: unknown or repeated ids, or later than :data:`MAX_RTT_MS`."""
         self._profile: NetworkProfile | None = None
-        self._rtts: list[float] = []
-        self._added = 0
-        self._keys: deque[tuple[float, int, float]] = deque()
-        """``(rtt, n, offset)`` of each sample in :attr:`samples`, in the same order."""
-        self._by_rtt: list[tuple[float, int, float]] = []
-        """The same keys sorted by round trip (then by arrival): kept sorted as
-        samples come and go, so a pong costs a binary search, not a sort of the window."""
         self._offset: float | None = None
 
     # ------------------------------------------------------------ input
@@ -219,27 +243,39 @@ class ClockSync:
         if sample.rtt > MAX_RTT_MS:
             self.dropped += 1
             return None
-        self.add(sample)
+        self._push(sent, client, now, sample.rtt)
         return sample
 
     def add(self, sample: SyncSample) -> None:
         """Add a sample directly (tests, or a sample measured elsewhere)."""
-        if sample.rtt < 0:
+        sent = _finite("sent_ms", sample.sent_ms)
+        client = _finite("client_ms", sample.client_ms)
+        recv = _finite("recv_ms", sample.recv_ms)
+        rtt = recv - sent
+        if rtt < 0:
             raise ClockSyncError("a sample's RTT cannot be negative", code="time_backwards")
-        by_rtt = self._ordered()
-        keys = self._keys
+        self._push(sent, client, recv, rtt)
+
+    def _push(self, sent: float, client: float, recv: float, rtt: float) -> None:
+        by_rtt = self._rtt_sorted
+        offsets = self._offset_by_rtt
         best = self.best
         fastest_moved = False
-        if len(self.samples) == self.samples.maxlen:
-            gone = bisect.bisect_left(by_rtt, keys.popleft())
+        if len(self._sent) == self.window:
+            # the oldest sample goes: among equal round trips it is the first
+            gone = bisect.bisect_left(by_rtt, self._recv[0] - self._sent[0])
             del by_rtt[gone]
+            del offsets[gone]
+            del self._sent[0]
+            del self._client[0]
+            del self._recv[0]
             fastest_moved = gone < best
-        self._added += 1
-        key = (sample.rtt, self._added, sample.offset)
-        keys.append(key)
-        at = bisect.bisect_right(by_rtt, key)
-        by_rtt.insert(at, key)
-        self.samples.append(sample)
+        at = bisect.bisect_right(by_rtt, rtt)  # after the equal ones: they came first
+        by_rtt.insert(at, rtt)
+        offsets.insert(at, client - (sent + recv) / 2.0)
+        self._sent.append(sent)
+        self._client.append(client)
+        self._recv.append(recv)
         self._profile = None
         if fastest_moved or at < best:
             # (else the ``best`` fastest samples, all the offset is taken from, are the same)
@@ -261,24 +297,29 @@ class ClockSync:
         self.transport = Transport(srtt, var, low, _finite("now_ms", now_ms))
         self._profile = None
 
-    def _ordered(self) -> list[tuple[float, int, float]]:
-        """The window's keys sorted by round trip (rebuilt if :attr:`samples`
-        was changed other than through :meth:`add`)."""
-        keys = self._keys
-        if len(keys) != len(self.samples):
-            keys.clear()
-            keys.extend((s.rtt, i, s.offset) for i, s in enumerate(self.samples, self._added))
-            self._added += len(keys)
-            self._by_rtt[:] = sorted(keys)
-            self._offset = None
-        return self._by_rtt
+    # ------------------------------------------------------------ the window
+
+    @property
+    def count(self) -> int:
+        """How many samples the window holds."""
+        return len(self._sent)
+
+    @property
+    def samples(self) -> tuple[SyncSample, ...]:
+        """The window's samples, oldest first (made on demand: a copy)."""
+        return tuple(map(SyncSample, self._sent, self._client, self._recv))
+
+    def recent_rtts(self, n: int) -> list[float]:
+        """The round trips of the ``n`` latest samples, oldest first."""
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        return [recv - sent for sent, recv in zip(self._sent[-n:], self._recv[-n:], strict=True)]
 
     # ------------------------------------------------------------ output
 
     def rtts(self) -> list[float]:
-        """The window's round trips, sorted (a cached list: do not change it)."""
-        prof = self.profile()
-        return self._rtts if prof is not None else []
+        """The window's round trips, sorted (a new list)."""
+        return self._rtt_sorted.tolist()
 
     def offset(self) -> float | None:
         """The clock offset alone (``None`` before any sample): the median
@@ -286,21 +327,19 @@ class ClockSync:
         of the profile (called for every pong)."""
         if self._profile is not None:
             return self._profile.offset
-        ordered = self._ordered()
-        if self._offset is None and ordered:
-            self._offset = quantile(sorted([k[2] for k in ordered[: self.best]]), 0.5)
+        if self._offset is None and self._sent:
+            self._offset = quantile(sorted(self._offset_by_rtt[: self.best]), 0.5)
         return self._offset
 
     def profile(self) -> NetworkProfile | None:
         """The connection's network profile, or ``None`` before any sample."""
         if self._profile is not None:
             return self._profile
-        if not self.samples:
+        if not self._sent:
             return None
-        ordered = self._ordered()
-        rtts = self._rtts = [k[0] for k in ordered]
-        best = ordered[: self.best]
-        offsets = sorted([k[2] for k in best])
+        rtts = self._rtt_sorted.tolist()
+        best = min(self.best, len(rtts))
+        offsets = sorted(self._offset_by_rtt[:best])
         self._profile = NetworkProfile(
             samples=len(rtts),
             rtt_min=rtts[0],
@@ -309,7 +348,7 @@ class ClockSync:
             rtt_high=quantile(rtts, self.high_quantile),
             rtt_mad=mad(rtts),
             offset=quantile(offsets, 0.5),
-            offset_error=best[-1][0] / 2.0,
+            offset_error=rtts[best - 1] / 2.0,
             transport=self.transport,
         )
         return self._profile

@@ -31,28 +31,48 @@ The method (``docs/fairness.md`` explains it at length):
 from __future__ import annotations
 
 import math
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from .clocksync import ClockSync, ClockSyncError, NetworkProfile, Transport, quantile
+from .clocksync import (
+    DEFAULT_WINDOW,
+    ClockSync,
+    ClockSyncError,
+    NetworkProfile,
+    Transport,
+    quantile,
+)
 from .fairconfig import BoundDetail, FairConfig
-from .fairstats import floor_shift, median_error, one_way, rank_shift, stamped_reaction
+from .fairstats import (
+    Legs,
+    Recent,
+    floor_shift,
+    median_error,
+    one_way,
+    rank_shift,
+    stamped_reaction,
+)
 
 __all__ = ["BoundDetail", "FairConfig", "FairReferee", "SeatTiming"]
 
 _SENT_HISTORY: Final = 8
 _KERNEL_HISTORY: Final = 16
+_DETAILS: Final = 64
+"""How many judged slaps a referee keeps for logs and tests (the last 16 races of four)."""
+_SLAP_HISTORY: Final = max(FairConfig().suspect_window, FairConfig().shift_window)
 
 
-@dataclass
+@dataclass(slots=True)
 class SeatTiming:
-    """Everything the referee knows about one seat's connection."""
+    """Everything the referee knows about one seat's connection (one per
+    connected player: its histories are flat arrays of floats)."""
 
     sync: ClockSync
-    sent: OrderedDict[int, float] = field(default_factory=OrderedDict)
-    wires: deque[float] = field(default_factory=deque)
+    sent: dict[int, float] = field(default_factory=dict)
+    """When the latest cards were sent to the seat, by flip id (oldest first)."""
+    wires: Recent = field(default_factory=lambda: Recent(_SLAP_HISTORY))
     """Implied wire times (elapsed − claimed) of recent slaps."""
     held: bool = False
     reason: str | None = None
@@ -66,12 +86,12 @@ class SeatTiming:
     """How many of the seat's slaps had been judged when it was first held."""
     raised: int = 0
     false_starts: int = 0
-    kernel: deque[float] = field(default_factory=lambda: deque(maxlen=_KERNEL_HISTORY))
+    kernel: Recent = field(default_factory=lambda: Recent(_KERNEL_HISTORY))
     """The kernel's recent smoothed round trips (SRTT) for this connection."""
-    legs: deque[tuple[float, float]] = field(default_factory=deque)
+    legs: Legs = field(default_factory=lambda: Legs(_SLAP_HISTORY))
     """One-way times (card out, slap back) of recent stamped slaps, through the
     clock offset of the moment: see :meth:`FairReferee._legs_shifted`."""
-    ping_legs: deque[tuple[float, float]] = field(default_factory=deque)
+    ping_legs: Legs = field(default_factory=lambda: Legs(DEFAULT_WINDOW))
     """The same for the pings (ping out, pong back)."""
 
     def kernel_rtt(self) -> float | None:
@@ -85,7 +105,7 @@ class FairReferee:
     def __init__(self, config: FairConfig | None = None) -> None:
         self.config = config or FairConfig()
         self.seats: dict[int, SeatTiming] = {}
-        self.details: deque[BoundDetail] = deque(maxlen=256)
+        self.details: deque[BoundDetail] = deque(maxlen=_DETAILS)
         self._race_flip: int | None = None
         self._race_first: float | None = None
         self._race_best: float | None = None
@@ -105,9 +125,9 @@ class FairReferee:
         sync = ClockSync()
         return SeatTiming(
             sync,
-            wires=deque(maxlen=self._keep),
-            legs=deque(maxlen=self._keep),
-            ping_legs=deque(maxlen=sync.window),
+            wires=Recent(self._keep),
+            legs=Legs(self._keep),
+            ping_legs=Legs(sync.window),
         )
 
     # ---------------------------------------------------------------- input
@@ -124,12 +144,12 @@ class FairReferee:
             return
         # (the legs need an offset from a few of the fastest exchanges; the
         # offset alone: the rest of the profile waits until a slap needs it)
-        if sample is None or len(state.sync.samples) < state.sync.best:
+        if sample is None or state.sync.count < state.sync.best:
             return
         offset = state.sync.offset()
         if offset is not None:
             state.ping_legs.append(
-                one_way(sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, offset)
+                *one_way(sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, offset)
             )
 
     def on_transport_rtt(
@@ -146,11 +166,11 @@ class FairReferee:
         state.kernel.append(float(srtt_ms))
 
     def on_card_sent(self, seat: int, flip_id: int, now_ms: float) -> None:
-        state = self.seat(seat)
-        state.sent[flip_id] = float(now_ms)
-        state.sent.move_to_end(flip_id)
-        while len(state.sent) > _SENT_HISTORY:
-            state.sent.popitem(last=False)
+        sent = self.seat(seat).sent
+        sent.pop(flip_id, None)  # (to the end: the latest)
+        sent[flip_id] = float(now_ms)
+        while len(sent) > _SENT_HISTORY:
+            del sent[next(iter(sent))]
         if self._race_flip != flip_id or seat in self._race_slapped:
             # a new card, or a fresh cue for a reslap round: a new race
             self._race_flip = flip_id
@@ -194,7 +214,7 @@ class FairReferee:
         """A held seat's allowance: its typical, not its worst, round trip."""
         cfg = self.config
         spread = min(prof.rtt_median - prof.rtt_min, cfg.held_spread_cap_ms)
-        recent = list(state.wires)[-cfg.suspect_window :]
+        recent = state.wires.last(cfg.suspect_window)
         if len(recent) >= cfg.suspect_min:
             wires = sorted(recent)
             spread = min(spread, quantile(wires, 0.5) - wires[0])
@@ -288,7 +308,7 @@ class FairReferee:
             down, up = one_way(sent, shown_at, input_at, now_ms, prof.offset)
             if up < -slop or down < -slop:
                 state.strikes += 1
-            state.legs.append((down, up))
+            state.legs.append(down, up)
         state.reason = self._suspect(state, prof)
         state.held = state.reason is not None
 
@@ -308,10 +328,10 @@ class FairReferee:
         if state.strikes >= 3:
             return "stamps"
         transport = prof.transport
-        recent = [smp.rtt for smp in list(state.sync.samples)[-cfg.reference_pings :]]
+        recent = state.sync.recent_rtts(cfg.reference_pings)
         if transport is not None and self._pongs_held(state, prof, recent, transport):
             return "pongs"
-        wires = list(state.wires)[-cfg.suspect_window :]
+        wires = state.wires.last(cfg.suspect_window)
         if len(wires) >= cfg.suspect_min:
             ordered = sorted(wires)
             med = quantile(ordered, 0.5)
@@ -372,7 +392,7 @@ class FairReferee:
         shift; the Hodges–Lehmann estimate says how large it is.
         """
         cfg = self.config
-        slaps = list(state.wires)[-cfg.shift_window :]
+        slaps = state.wires.last(cfg.shift_window)
         if len(slaps) < cfg.shift_min:
             return None
         scale = 0.5 if state.held else 1.0  # once held, released only well below
@@ -411,18 +431,16 @@ class FairReferee:
         the sum.
         """
         cfg = self.config
-        legs = list(state.legs)[-cfg.shift_window :]
-        if len(legs) < cfg.shift_min or len(state.ping_legs) < cfg.shift_min:
+        n = cfg.shift_window
+        legs, pings = state.legs, state.ping_legs
+        if min(len(legs), n) < cfg.shift_min or len(pings) < cfg.shift_min:
             return False
         frame = cfg.display_ms / 2.0
-        ping_legs = (
-            sorted([down + frame for down, _ in state.ping_legs]),
-            sorted([up for _, up in state.ping_legs]),
-        )
-        return any(
-            self._shift_found([leg[i] for leg in legs], ping_leg, scale)
-            for i, ping_leg in enumerate(ping_legs)
-        )
+        if self._shift_found(
+            legs.out[-n:].tolist(), sorted([out + frame for out in pings.out]), scale
+        ):
+            return True
+        return self._shift_found(legs.back[-n:].tolist(), sorted(pings.back), scale)
 
     def _shift_found(self, slaps: list[float], pings: list[float], scale: float) -> bool:
         """The rank-sum test and the size of the shift, both past their thresholds

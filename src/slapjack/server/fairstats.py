@@ -1,4 +1,5 @@
-"""The fair referee's statistics: pure functions over samples of times (ms).
+"""The fair referee's statistics: pure functions over samples of times (ms),
+and the bounded histories it keeps them in (:class:`Recent`, :class:`Legs`).
 
 The shift tests compare a seat's slaps with its pings (:func:`rank_shift`,
 :func:`floor_shift`); the others turn client stamps and kernel estimates into
@@ -8,7 +9,8 @@ the quantities the referee bounds claims by. See docs/fairness.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 import numpy as np
@@ -117,3 +119,59 @@ def stamped_reaction(shown_at: float | None, input_at: float | None) -> float | 
     if not (math.isfinite(shown_at) and math.isfinite(input_at)):
         return None
     return input_at - shown_at if input_at >= shown_at else None
+
+
+class Recent:
+    """The latest ``maxlen`` numbers, oldest first, in one flat array of floats
+    (``array('d')``: 8 bytes a number, where a deque holds a pointer to a
+    boxed float of 24). There are a few of these per connected player."""
+
+    __slots__ = ("maxlen", "values")
+
+    def __init__(self, maxlen: int) -> None:
+        if maxlen < 1:
+            raise ValueError("maxlen must be at least 1")
+        self.maxlen = maxlen
+        self.values = array("d")
+
+    def append(self, value: float) -> None:
+        values = self.values
+        if len(values) >= self.maxlen:
+            del values[0]
+        values.append(value)
+
+    def last(self, n: int) -> list[float]:
+        """The ``n`` latest values (all there are if fewer), oldest first."""
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        return self.values[-n:].tolist()
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self.values)
+
+
+class Legs:
+    """The one-way legs (:func:`one_way`: out to the client, back from it) of
+    the latest ``maxlen`` exchanges, oldest first: two parallel flat arrays."""
+
+    __slots__ = ("back", "maxlen", "out")
+
+    def __init__(self, maxlen: int) -> None:
+        if maxlen < 1:
+            raise ValueError("maxlen must be at least 1")
+        self.maxlen = maxlen
+        self.out = array("d")
+        self.back = array("d")
+
+    def append(self, out: float, back: float) -> None:
+        if len(self.out) >= self.maxlen:
+            del self.out[0]
+            del self.back[0]
+        self.out.append(out)
+        self.back.append(back)
+
+    def __len__(self) -> int:
+        return len(self.out)
