@@ -40,8 +40,9 @@ def join(page: Any, code: str, name: str) -> None:
 
 
 def test_on_your_turn_nothing_needs_a_frame_every_16_ms(server: Server, pages: Pages) -> None:
-    """Your turn, with a turn timer: the timer bar moves in steps and the glow
-    on your stack waits before it breathes; nothing else runs."""
+    """Your turn, with a turn timer: the timer bar counts down in steps set by
+    a timer (no animation), the glow on your stack waits before it breathes,
+    nothing else runs."""
     code = server.hook_room(
         {"seats": 2, "bots": {"1": "beginner"}, "public": False},
         timing={"turn_ms": 8000.0},
@@ -50,19 +51,26 @@ def test_on_your_turn_nothing_needs_a_frame_every_16_ms(server: Server, pages: P
     join(page, code, "Ivo")
     wait_for(lambda: table_state(page)["myTurn"], timeout=10)
     page.wait_for_timeout(400)  # the first card movements are over
+    bar = "() => getComputedStyle(document.querySelector('#table .seat.me .seat-timer .bar')).transform"
+    first = page.evaluate(bar)
     running = page.evaluate(RUNNING)
-    timers = [a for a in running if a["timer"]]
     glows = [a for a in running if a["css"] == "glow"]
-    others = [a for a in running if not a["timer"] and a["css"] != "glow"]
-    assert timers, running  # the turn timer runs (else this test sees nothing)
-    assert all(a["easing"].startswith("steps(") for a in timers), timers
+    others = [a for a in running if a["css"] != "glow"]
     assert glows and all(a["delay"] >= 2000 and a["now"] < a["delay"] for a in glows), glows
-    assert not others, others
+    assert not others, others  # the timer bar too: it steps by a timer, not an animation
+    page.wait_for_timeout(600)
+    later = page.evaluate(bar)
+
+    def scale(matrix: str) -> float:
+        return float(matrix.removeprefix("matrix(").split(",")[0])
+
+    assert 0 < scale(later) < scale(first) < 1, (first, later)  # it does count down
 
 
 def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) -> None:
     """The bot's card is still flying to the pile when you flip: it lands at
-    once (its animation finished), and your flip is sent."""
+    once (its animation finished), the turn timer holds still, and your flip
+    is sent."""
     code = server.hook_room(
         {"seats": 2, "bots": {"1": "beginner"}, "public": False},
         timing={"turn_ms": 8000.0},
@@ -86,11 +94,12 @@ def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) ->
             obs.disconnect();
             document.body.dispatchEvent(new KeyboardEvent("keydown", { key: " ", bubbles: true }));
             const after = top.getAnimations().filter((a) => a.playState === "running").length;
-            done({ before, after, flip: Number(table.dataset.flip) });
+            const ticking = [...document.querySelectorAll("#table .seat-timer .bar")].filter((b) => b._tick).length;
+            done({ before, after, ticking, flip: Number(table.dataset.flip) });
           };
           const obs = new MutationObserver(check);
           obs.observe(table, { subtree: true, childList: true, attributes: true });
         })"""
     )
-    assert seen["before"] >= 1 and seen["after"] == 0, seen
+    assert seen["before"] >= 1 and seen["after"] == 0 and seen["ticking"] == 0, seen
     wait_for(lambda: (table_state(page)["flip"] or 0) > seen["flip"], timeout=10)

@@ -111,8 +111,38 @@ export function describeEvent(ev, view) {
 
 /** The events that close a race, with their reaction list. */
 export const RACE_ENDS = new Set(["race_won", "pile_split", "forfeit", "picked_up"]);
-/** The turn timer bar moves in steps of this many ms (see renderTimers). */
+/** The turn timer bar moves in steps of this many ms (see runBar). */
 const TIMER_STEP_MS = 250;
+
+/**
+ * A turn timer's bar shrinks from what is left (of ``total`` ms) to nothing
+ * by ``end`` (a performance.now() time), a step every TIMER_STEP_MS, each by
+ * a timer that sets its transform: between two steps nothing on the page
+ * moves. (A smooth bar, and even a Web Animation in steps(), made the browser
+ * draw frames all turn long, and after a key press Chromium draws its next
+ * frame before it hands the page a socket message: the card you flipped
+ * waited for it. docs/benchmarks.md, "Nothing moves while you flip".) Under
+ * reduced motion the bar shows what was left and stays.
+ */
+function runBar(bar, end, total) {
+  stopBar(bar);
+  bar._end = end;
+  bar._total = total;
+  const step = () => {
+    const left = Math.max(0, bar._end - performance.now());
+    const scale = `scaleX(${Math.min(1, left / bar._total).toFixed(3)})`;
+    if (bar.style.transform !== scale) bar.style.transform = scale;
+    bar._tick = left > 0 && !reducedMotion() ? setTimeout(step, Math.min(TIMER_STEP_MS, left)) : null;
+  };
+  step();
+}
+
+function stopBar(bar) {
+  clearTimeout(bar._tick);
+  clearTimeout(bar._resume);
+  bar._tick = null;
+  bar._resume = null;
+}
 
 /**
  * The final ranking (seats, first place first), as the engine's
@@ -643,32 +673,30 @@ export class TableView {
       if (!active) {
         if (el.classList.contains("on")) {
           el.classList.remove("on");
-          if (bar._run) bar._run.cancel();
-          bar._run = null;
+          stopBar(bar);
           bar.dataset.stamp = "";
         }
         continue;
       }
       if (!el.classList.contains("on")) el.classList.add("on");
       const total = timer.ms_total || timer.ms_left;
-      const frac = Math.max(0, Math.min(1, timer.ms_left / total));
       const stamp = `${view.flips}|${timer.seat}|${Math.round(timer.ms_left / 50)}`;
       if (bar.dataset.stamp === stamp) continue;
       bar.dataset.stamp = stamp;
-      // The bar shrinks from the fraction left to nothing (Web Animations: no
-      // reflow to restart it) in steps of TIMER_STEP_MS, not smoothly: a
-      // smooth bar made the browser draw a frame every 16 ms for the whole
-      // turn, and a socket message that comes after a key press waits for the
-      // next frame (docs/benchmarks.md, "Nothing moves while you flip").
-      if (bar._run) bar._run.cancel();
-      bar.style.transform = `scaleX(${frac})`;
-      bar._run = reducedMotion()
-        ? null
-        : bar.animate([{ transform: `scaleX(${frac})` }, { transform: "scaleX(0)" }], {
-            duration: timer.ms_left,
-            easing: `steps(${Math.max(1, Math.ceil(timer.ms_left / TIMER_STEP_MS))}, start)`,
-            fill: "forwards",
-          });
+      runBar(bar, performance.now() + timer.ms_left, total);
+    }
+  }
+
+  /** Stop the turn timers' steps (the player flipped: their turn is over);
+   * the next update starts them again where it says. After a second they go
+   * on by themselves (no update came: the flip was refused). */
+  freezeTimers() {
+    for (const el of this.seatEls) {
+      const bar = el._parts.bar;
+      if (!bar._tick) continue;
+      stopBar(bar);
+      bar.dataset.stamp = "";
+      bar._resume = setTimeout(() => runBar(bar, bar._end, bar._total), 1000);
     }
   }
 
@@ -748,14 +776,15 @@ export class TableView {
     this.move(el, frames, { duration: 500, easing: "ease-in-out" });
   }
 
-  /** End every card movement now (each lands where it was going; not the
-   * turn timers): called when the player flips, so that the browser has
-   * nothing left to animate while their card is on its way. A running
+  /** End every card movement now (each lands where it was going) and hold
+   * the turn timers' steps: called when the player flips, so that the page
+   * has nothing left to draw while their card is on its way. A running
    * animation makes it draw a frame every 16 ms, and after a key press
    * Chromium draws its next frame before it hands the page a socket message
    * (docs/benchmarks.md, "Nothing moves while you flip"). */
   settle() {
     for (const a of [...this.moving]) a.finish();
+    this.freezeTimers();
   }
 
   /** ``el.animate(frames, opts)``, kept in ``this.moving`` while it runs (so
