@@ -154,12 +154,23 @@ CHECKER = r"""
       for (const line of rslot.querySelectorAll(".my-result.show, .race-title, .reactions li")) {
         const r = line.getBoundingClientRect();
         if (!r.height || r.top >= sb - 1 || r.bottom <= sb + 1) continue;
+        // Out of sight: wrapped below a list that clips its overflow.
+        const list = line.closest(".reactions");
+        if (list && line !== list && r.top >= list.getBoundingClientRect().bottom - 1) continue;
         let faded = false;
         for (let el = line; el && el !== rslot; el = el.parentElement) {
           const m = getComputedStyle(el);
           if ((m.maskImage || m.webkitMaskImage || "none") !== "none") faded = true;
         }
         if (!faded) bad(`a line of the race result is cut by the slot's edge: "${line.textContent.slice(0, 60)}"`);
+      }
+      // Each hand's time is there in full: a long name gives way, not the time.
+      const sr = rslot.getBoundingClientRect().right;
+      for (const t of rslot.querySelectorAll(".reactions li .ms")) {
+        const r = t.getBoundingClientRect();
+        const list = t.closest(".reactions").getBoundingClientRect();
+        if (r.top >= list.bottom - 1) continue; // wrapped out of sight
+        if (r.height && r.right > sr + 1) bad(`a reaction time is cut off at the slot's side: "${t.parentElement.textContent.slice(0, 60)}"`);
       }
     }
     const race = document.querySelector("#party-race");
