@@ -419,32 +419,47 @@ class SqlStore(HistorySql, ABC):
         text = dump_json(check_action(action), "action")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append(_Pending(code, index, text, future, epoch))
+        self._wake_writer()
+        await future
+
+    def _wake_writer(self) -> None:
+        """Make sure something writes the queued appends: the writer task."""
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_loop(), name="slapjack-store-writer")
-        await future
 
     async def _drain(self) -> None:
         """Wait until every queued append is written (or failed); used by ``close``."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
+        while True:
+            if self._writer is not None and not self._writer.done():
+                await asyncio.shield(self._writer)
+            elif self._pending:  # queued for a writer that has not started yet
+                self._writer = asyncio.create_task(self._write_loop(), name="slapjack-store-writer")
+            else:
+                return
 
     async def _write_loop(self) -> None:
         while self._pending:
-            batch = [self._pending.popleft() for _ in range(min(len(self._pending), MAX_BATCH))]
+            batch = self._take_batch()
             try:
                 outcomes = await self._write_batch(batch)
             except Exception as exc:
-                code = exc.code if isinstance(exc, StoreError) else StoreUnavailable.code
-                outcomes = [StoreUnavailable(f"append not stored: {exc}", code=code) for _ in batch]
-            self.batches_written += 1
-            self.appends_written += sum(1 for outcome in outcomes if outcome is None)
-            for pending, outcome in zip(batch, outcomes, strict=True):
-                if pending.future.done():
-                    continue  # the caller gave up waiting
-                if outcome is None:
-                    pending.future.set_result(None)
-                else:
-                    pending.future.set_exception(outcome)
+                outcomes = _not_stored(batch, exc)
+            self._settle(batch, outcomes)
+
+    def _take_batch(self) -> list[_Pending]:
+        return [self._pending.popleft() for _ in range(min(len(self._pending), MAX_BATCH))]
+
+    def _settle(self, batch: list[_Pending], outcomes: list[StoreError | None]) -> None:
+        """Count a written batch and answer its callers (those still waiting)."""
+        self.batches_written += 1
+        self.appends_written += sum(1 for outcome in outcomes if outcome is None)
+        for pending, outcome in zip(batch, outcomes, strict=True):
+            if pending.future.done():
+                continue  # the caller gave up waiting (or the thread answered it)
+            if outcome is None:
+                pending.future.set_result(None)
+            else:
+                pending.future.set_exception(outcome)
 
     async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
         async with self._tx() as conn:
@@ -529,6 +544,13 @@ class SqlStore(HistorySql, ABC):
                 raise UnknownRoom(f"no live room {code}")
 
         await self._run(body, write=True)
+
+
+def _not_stored(batch: list[_Pending], exc: Exception) -> list[StoreError | None]:
+    """Every append of a batch whose transaction failed: StoreUnavailable (with
+    the store error's code when it was one)."""
+    code = exc.code if isinstance(exc, StoreError) else StoreUnavailable.code
+    return [StoreUnavailable(f"append not stored: {exc}", code=code) for _ in batch]
 
 
 def _ownership(row: Row) -> Ownership:

@@ -37,6 +37,7 @@ from ._sql import (
     Row,
     SqlStore,
     T,
+    _not_stored,
     _Pending,
 )
 from .errors import BadInput, StoreError, StoreUnavailable
@@ -98,6 +99,7 @@ class SqliteStore(SqlStore):
         #: goes to the thread until a write there cleared this.
         self._restart_due = True
         self._checkpointing = False
+        self._flush_due = False
         #: Group commits run on the event loop, and those the loop handed to the
         #: thread because another connection held the file's write lock.
         self.loop_batches = 0
@@ -230,6 +232,65 @@ class SqliteStore(SqlStore):
             if complete:
                 self._restart_due = True
 
+    def _on_loop_now(self) -> bool:
+        """May the next group commit run on the event loop? (See :meth:`_write_batch`.)"""
+        return (
+            self._loop_conn is not None
+            and not (self._restart_due or self._checkpointing or self._closed)
+            and not self._lock.locked()
+        )
+
+    def _commit_on_loop(self, batch: list[_Pending]) -> list[StoreError | None] | None:
+        """The group commit on the loop's connection; None when another
+        connection held the file locked (rolled back: the thread's turn)."""
+        conn = self._loop_conn
+        assert conn is not None
+        # No await from here to the commit: nothing else takes the store's lock.
+        began = time.perf_counter()
+        try:
+            outcomes, _ = _write_batch_on(conn, batch)
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+            self.loop_busy += 1
+            return None
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+        self.loop_batches += 1
+        self.batch_timings.append((len(batch), 0.0, (time.perf_counter() - began) * 1000, 0.0))
+        self._committed(in_thread=False)
+        return outcomes
+
+    def _wake_writer(self) -> None:
+        """With the loop's connection: write the queued appends in a callback at
+        the loop's next turn (every append queued until then joins the batch),
+        not in a new writer task each time; the task when a batch must go to
+        the thread."""
+        if self._loop_conn is None or (self._writer is not None and not self._writer.done()):
+            super()._wake_writer()
+        elif not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        while self._pending and (self._writer is None or self._writer.done()):
+            if not self._on_loop_now():
+                break
+            batch = self._take_batch()
+            try:
+                outcomes = self._commit_on_loop(batch)
+            except Exception as exc:
+                outcomes = _not_stored(batch, exc)
+            if outcomes is None:  # the file is locked: the thread waits for it
+                self._pending.extendleft(reversed(batch))
+                break
+            self._settle(batch, outcomes)
+        if self._pending:
+            super()._wake_writer()
+
     async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
         """One group commit: on the event loop when it can, else in one hop to
         the connection's thread.
@@ -255,30 +316,9 @@ class SqliteStore(SqlStore):
         call itself, one turn of the event loop before this coroutine resumes
         (the base class skips answered futures)."""
         self._check_open()
-        conn = self._loop_conn
-        if (
-            conn is not None
-            and not (self._restart_due or self._checkpointing)
-            and not self._lock.locked()
-        ):
-            # No await from here to the commit: nothing else takes the lock.
-            began = time.perf_counter()
-            try:
-                outcomes, _ = _write_batch_on(conn, batch)
-            except sqlite3.OperationalError as exc:
-                if not _busy(exc):
-                    raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
-                self.loop_busy += 1  # rolled back: the thread's connection waits for the lock
-            except StoreError:
-                raise
-            except Exception as exc:
-                raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
-            else:
-                self.loop_batches += 1
-                self.batch_timings.append(
-                    (len(batch), 0.0, (time.perf_counter() - began) * 1000, 0.0)
-                )
-                self._committed(in_thread=False)
+        if self._on_loop_now():
+            outcomes = self._commit_on_loop(batch)
+            if outcomes is not None:
                 return outcomes
         loop = asyncio.get_running_loop()
 
