@@ -180,6 +180,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     "max": round(max(waits) * 1000, 3),
                 },
             }
+            if hasattr(store, "loop_batches"):
+                out["on_loop"] = store.loop_batches
+                out["loop_busy"] = store.loop_busy
+            if hasattr(store, "checkpoints"):
+                out["checkpoints"] = store.checkpoints
             if timings:
                 rows = list(timings)
                 sizes = [r[0] for r in rows]
