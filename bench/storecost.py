@@ -185,6 +185,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 out["loop_busy"] = store.loop_busy
             if hasattr(store, "checkpoints"):
                 out["checkpoints"] = store.checkpoints
+                wal = Path(tmp) / "cost.sqlite3-wal"
+                out["wal_mb"] = round(wal.stat().st_size / 1e6, 1) if wal.exists() else 0.0
             if timings:
                 rows = list(timings)
                 sizes = [r[0] for r in rows]
