@@ -480,9 +480,15 @@ class SqlStore(HistorySql, ABC):
                 row = await conn.fetchone(SELECT_ACTION_SQL, p.code, p.index)
                 plan.check_stored(i, row)
             if plan.accepted:
-                await conn.executemany(INSERT_ACTION_SQL, plan.insert_rows())
-                await conn.executemany(UPDATE_NEXT_SQL, plan.update_rows())
+                await self._store_batch(conn, plan.insert_rows(), plan.update_rows())
         return plan.outcomes
+
+    async def _store_batch(
+        self, conn: Conn, inserts: list[tuple[str, int, str]], updates: list[tuple[int, str]]
+    ) -> None:
+        """Insert a batch's accepted actions and move its rooms' next indices."""
+        await conn.executemany(INSERT_ACTION_SQL, inserts)
+        await conn.executemany(UPDATE_NEXT_SQL, updates)
 
     async def load_room(self, code: str) -> RoomState:
         code = check_code(code)
