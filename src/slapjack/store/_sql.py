@@ -6,8 +6,9 @@ reader. Everything else, the SQL included, is here and is the same for SQLite
 and PostgreSQL.
 
 Appends are **group-committed**: ``append_action`` queues the action and
-waits; one writer task takes everything queued, checks and inserts it in one
-transaction, commits once, and only then wakes the callers. An append that
+waits; one writer task (the SQLite adapter: a callback at the loop's next
+turn, when it commits on the event loop) takes everything queued, checks and
+inserts it in one transaction, commits once, and only then wakes the callers. An append that
 returned is committed; many rooms appending at once share one commit. What a
 batch does is planned in :mod:`slapjack.store._batch`.
 """
