@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -53,20 +52,28 @@ def test_storecost_refuses_bad_arguments() -> None:
     assert done.returncode == 2 and "--busy" in done.stderr
 
 
-def test_store_share_counts_busy_store_samples() -> None:
-    spec = importlib.util.spec_from_file_location("store_share", BENCH / "store_share.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    raw = "\n".join(
-        [
-            "main (a.py:1);handle (slapjack/server/x.py:2) 6",
-            "main (a.py:1);append_action (slapjack/store/_sql.py:3) 3",
-            "run (threading.py:9);work (aiosqlite/core.py:7);_write_batch_on (slapjack/store/sqlite.py:5) 1",
-            "run (threading.py:9);_connection_worker_thread (aiosqlite/core.py:59) 50",
-            "garbage line",
-        ]
+def test_store_share_counts_busy_store_samples(tmp_path: Path) -> None:
+    raw = tmp_path / "spy.txt"
+    raw.write_text(
+        "\n".join(
+            [
+                "main (a.py:1);handle (slapjack/server/x.py:2) 6",
+                "main (a.py:1);append_action (slapjack/store/_sql.py:3) 3",
+                "run (t.py:9);work (aiosqlite/core.py:7);_write_batch_on (slapjack/store/sqlite.py:5) 1",
+                "run (t.py:9);_connection_worker_thread (aiosqlite/core.py:59) 50",
+                "garbage line",
+            ]
+        )
     )
-    busy, in_store, where = module.share(raw)
-    assert (busy, in_store) == (10, 4)
-    assert where["_write_batch_on (slapjack/store/sqlite.py:5)"] == 1
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "store_share.py"), str(raw)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("10 busy samples, 4 in the store (40.0 %)")
+    assert "30.0 %  append_action (slapjack/store/_sql.py:3)" in lines[1]
+    assert "10.0 %  _write_batch_on (slapjack/store/sqlite.py:5)" in lines[2]
