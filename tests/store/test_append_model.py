@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -37,8 +39,24 @@ def expect(model: dict[str, list[Any]], code: str, index: int, action: Any) -> s
 @settings(max_examples=60, deadline=None)
 @given(bursts)
 def test_appends_follow_the_model(groups: list[list[tuple[str, int, dict[str, Any]]]]) -> None:
+    check_model(groups, ":memory:")  # the thread's group commits
+
+
+@settings(max_examples=30, deadline=None)
+@given(bursts)
+def test_appends_committed_on_the_event_loop_follow_the_model(
+    groups: list[list[tuple[str, int, dict[str, Any]]]],
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        check_model(groups, str(Path(tmp) / "model.sqlite3"), on_loop=True)
+
+
+def check_model(
+    groups: list[list[tuple[str, int, dict[str, Any]]]], where: str, *, on_loop: bool = False
+) -> None:
     async def run() -> None:
-        store = await SqliteStore.open(":memory:")
+        store = await SqliteStore.open(where)
+        assert (store._loop_conn is not None) == on_loop
         try:
             for code in ("A", "B"):
                 await store.create_room(code, {}, HEADER)
@@ -55,6 +73,8 @@ def test_appends_follow_the_model(groups: list[list[tuple[str, int, dict[str, An
                         assert isinstance(g, ActionConflict | ActionGap | UnknownRoom)
             for code in ("A", "B"):
                 assert list((await store.load_room(code)).actions) == model[code]
+            if on_loop:
+                assert store.loop_batches > 0
         finally:
             await store.close()
 

@@ -1,8 +1,10 @@
-"""The SQLite adapter's group commit: one trip to its thread, multi-row statements."""
+"""The SQLite adapter's group commit: on the event loop (WAL, synchronous NORMAL or
+OFF) or in one trip to its thread, multi-row statements."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,34 @@ async def sqlite_store(tmp_path: Path) -> Any:
         await store.close()
 
 
+@pytest.fixture
+async def thread_store(tmp_path: Path) -> Any:
+    """Group commits in the database thread (as with synchronous=FULL)."""
+    store = await SqliteStore.open(tmp_path / "thread.sqlite3", loop_commits=False)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def count_trips(store: SqliteStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the calls into the store's database thread (``trips[0]``)."""
+    trips = [0]
+    real = store._db._execute
+
+    async def counting(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        trips[0] += 1
+        return await real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(store._db, "_execute", counting)
+    return trips
+
+
 async def test_a_group_commit_is_one_trip_to_the_sqlite_thread(
-    sqlite_store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+    thread_store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = sqlite_store
+    store = thread_store
+    assert store._loop_conn is None
     table, _ = play(3)
     acts = actions_of(table)[:6]
     codes = [f"H{i}" for i in range(20)]
@@ -112,9 +138,9 @@ async def test_a_statement_failing_mid_batch_rolls_the_whole_batch_back(
 
 
 async def test_each_store_call_is_one_trip_to_the_sqlite_thread(
-    sqlite_store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+    thread_store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = sqlite_store
+    store = thread_store
     table, _ = play(6)
     trips = 0
     real = store._db._execute
@@ -183,5 +209,162 @@ async def test_the_wal_is_checkpointed_beside_the_writer(tmp_path: Path) -> None
     reopened = await SqliteStore.open(path)
     try:
         assert len((await reopened.load_room("W")).actions) == commits
+    finally:
+        await reopened.close()
+
+
+async def test_group_commits_run_on_the_event_loop_without_a_trip_to_the_thread(
+    sqlite_store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = sqlite_store
+    assert store._loop_conn is not None  # WAL, synchronous=NORMAL: the default
+    table, _ = play(3)
+    acts = actions_of(table)[:6]
+    codes = [f"E{i}" for i in range(20)]
+    for code in codes:
+        await store.create_room(code, SETTINGS, header_of(table))
+    trips = count_trips(store, monkeypatch)
+    batches_before, on_loop_before = store.batches_written, store.loop_batches
+    store.batch_timings.clear()
+
+    async def feed(code: str) -> None:
+        for i, action in enumerate(acts):
+            await store.append_action(code, i, action)
+
+    await asyncio.gather(*(feed(code) for code in codes))
+    await store._drain()
+    monkeypatch.undo()
+    batches = store.batches_written - batches_before
+    assert trips[0] == 0, "no group commit went to the thread"
+    assert store.loop_batches - on_loop_before == batches
+    assert batches < len(codes) * len(acts) / 4, "rooms appending at once share commits"
+    assert all(to == 0.0 and back == 0.0 for _, to, _, back in store.batch_timings)
+    assert store.batch_summary()["on_loop"] == store.loop_batches
+    for code in codes:
+        assert list((await store.load_room(code)).actions) == acts
+    # The thread's connection sees the loop's commits, and the loop's its writes.
+    await store.reset_room("E0", header_of(table))
+    await store.append_action("E0", 0, acts[0])
+    assert list((await store.load_room("E0")).actions) == acts[:1]
+
+
+async def test_a_file_locked_by_another_connection_sends_the_batch_to_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "locked.sqlite3"
+    store = await SqliteStore.open(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        table, _ = play(4)
+        acts = actions_of(table)[:2]
+        await store.create_room("LK", SETTINGS, header_of(table))
+        await store.append_action("LK", 0, acts[0])
+        trips = count_trips(store, monkeypatch)
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the file
+        append = asyncio.create_task(store.append_action("LK", 1, acts[1]))
+        ticks = 0
+        for _ in range(20):  # the loop goes on: nothing waits for the lock on it
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert not append.done() and ticks == 20
+        assert store.loop_busy >= 1 and trips[0] == 1  # tried on the loop, then the thread
+        other.execute("COMMIT")
+        await asyncio.wait_for(append, 5)
+        assert list((await store.load_room("LK")).actions) == acts  # stored once
+        monkeypatch.undo()
+        on_loop = store.loop_batches
+        await store.append_action("LK", 2, acts[0])  # back on the loop
+        assert store.loop_batches == on_loop + 1
+    finally:
+        other.close()
+        await store.close()
+
+
+async def test_a_commit_that_may_sync_the_wal_goes_to_the_thread(
+    sqlite_store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new WAL, a running checkpoint and a complete one send the next batch to
+    the thread (its first frame restarts the WAL and syncs the header)."""
+    store = sqlite_store
+    table, _ = play(5)
+    acts = actions_of(table)
+    await store.create_room("CK", SETTINGS, header_of(table))  # a write in the thread
+    assert not store._restart_due
+    trips = count_trips(store, monkeypatch)
+    for i in range(5):
+        await store.append_action("CK", i, acts[i])
+    assert trips[0] == 0
+    # A checkpoint that copies every frame: the next commit restarts the WAL.
+    store._start_checkpoint()
+    assert store._checkpointing
+    assert store._checkpoint is not None
+    await store._checkpoint
+    assert not store._checkpointing and store._restart_due
+    await store.append_action("CK", 5, acts[5])
+    await store._drain()  # its caller is answered a moment before the writer moves on
+    assert trips[0] == 1, "the batch after it (the checkpoint has a connection of its own)"
+    assert not store._restart_due
+    await store.append_action("CK", 6, acts[6])
+    assert trips[0] == 1, "and the next batch is on the loop again"
+    # While a checkpoint runs, batches go to the thread.
+    store._start_checkpoint()
+    await store.append_action("CK", 7, acts[7])
+    assert store._checkpoint is not None
+    await store._checkpoint
+    assert trips[0] == 2
+    monkeypatch.undo()
+    assert list((await store.load_room("CK")).actions) == acts[:8]
+
+
+async def test_only_a_file_whose_commits_do_not_sync_commits_on_the_loop(tmp_path: Path) -> None:
+    cases = [
+        ({"synchronous": "NORMAL"}, "a.sqlite3", True),
+        ({"synchronous": "OFF"}, "b.sqlite3", True),
+        ({"synchronous": "FULL"}, "c.sqlite3", False),  # every commit fsyncs
+        ({"synchronous": "EXTRA"}, "d.sqlite3", False),
+        ({"loop_commits": False}, "e.sqlite3", False),
+    ]
+    table, _ = play(6)
+    for kw, name, on_loop in cases:
+        store = await SqliteStore.open(tmp_path / name, **kw)
+        try:
+            assert (store._loop_conn is not None) is on_loop, kw
+            await store.create_room("S", SETTINGS, header_of(table))
+            await store.append_action("S", 0, actions_of(table)[0])
+            assert store.loop_batches == (1 if on_loop else 0), kw
+            if on_loop:
+                assert store._loop_conn is not None
+                (sync,) = store._loop_conn.execute("PRAGMA synchronous").fetchone()
+                assert sync == await store.pragma("synchronous"), "the writer's setting"
+        finally:
+            await store.close()
+        assert store._loop_conn is None
+    memory = await SqliteStore.open(":memory:")  # a second connection would be another database
+    try:
+        assert memory._loop_conn is None
+    finally:
+        await memory.close()
+
+
+async def test_loop_commits_need_no_writer_task_and_close_writes_what_is_queued(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "flush.sqlite3"
+    store = await SqliteStore.open(path)
+    table, _ = play(7)
+    acts = actions_of(table)[:3]
+    await store.create_room("FL", SETTINGS, header_of(table))
+    await asyncio.gather(*(store.append_action("FL", i, a) for i, a in enumerate(acts[:2])))
+    assert store._writer is None, "a callback at the loop's next turn wrote them"
+    assert store.loop_batches == 1 and store.appends_written == 2
+    # Queued, its callback not run yet: close() still writes it.
+    last = asyncio.create_task(store.append_action("FL", 2, acts[2]))
+    await asyncio.sleep(0)
+    assert store._pending and store._flush_due
+    await store.close()
+    await last
+    reopened = await SqliteStore.open(path)
+    try:
+        assert list((await reopened.load_room("FL")).actions) == acts
     finally:
         await reopened.close()

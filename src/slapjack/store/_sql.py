@@ -6,8 +6,9 @@ reader. Everything else, the SQL included, is here and is the same for SQLite
 and PostgreSQL.
 
 Appends are **group-committed**: ``append_action`` queues the action and
-waits; one writer task takes everything queued, checks and inserts it in one
-transaction, commits once, and only then wakes the callers. An append that
+waits; one writer task (the SQLite adapter: a callback at the loop's next
+turn, when it commits on the event loop) takes everything queued, checks and
+inserts it in one transaction, commits once, and only then wakes the callers. An append that
 returned is committed; many rooms appending at once share one commit. What a
 batch does is planned in :mod:`slapjack.store._batch`.
 """
@@ -419,32 +420,47 @@ class SqlStore(HistorySql, ABC):
         text = dump_json(check_action(action), "action")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append(_Pending(code, index, text, future, epoch))
+        self._wake_writer()
+        await future
+
+    def _wake_writer(self) -> None:
+        """Make sure something writes the queued appends: the writer task."""
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_loop(), name="slapjack-store-writer")
-        await future
 
     async def _drain(self) -> None:
         """Wait until every queued append is written (or failed); used by ``close``."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
+        while True:
+            if self._writer is not None and not self._writer.done():
+                await asyncio.shield(self._writer)
+            elif self._pending:  # queued for a writer that has not started yet
+                self._writer = asyncio.create_task(self._write_loop(), name="slapjack-store-writer")
+            else:
+                return
 
     async def _write_loop(self) -> None:
         while self._pending:
-            batch = [self._pending.popleft() for _ in range(min(len(self._pending), MAX_BATCH))]
+            batch = self._take_batch()
             try:
                 outcomes = await self._write_batch(batch)
             except Exception as exc:
-                code = exc.code if isinstance(exc, StoreError) else StoreUnavailable.code
-                outcomes = [StoreUnavailable(f"append not stored: {exc}", code=code) for _ in batch]
-            self.batches_written += 1
-            self.appends_written += sum(1 for outcome in outcomes if outcome is None)
-            for pending, outcome in zip(batch, outcomes, strict=True):
-                if pending.future.done():
-                    continue  # the caller gave up waiting
-                if outcome is None:
-                    pending.future.set_result(None)
-                else:
-                    pending.future.set_exception(outcome)
+                outcomes = _not_stored(batch, exc)
+            self._settle(batch, outcomes)
+
+    def _take_batch(self) -> list[_Pending]:
+        return [self._pending.popleft() for _ in range(min(len(self._pending), MAX_BATCH))]
+
+    def _settle(self, batch: list[_Pending], outcomes: list[StoreError | None]) -> None:
+        """Count a written batch and answer its callers (those still waiting)."""
+        self.batches_written += 1
+        self.appends_written += sum(1 for outcome in outcomes if outcome is None)
+        for pending, outcome in zip(batch, outcomes, strict=True):
+            if pending.future.done():
+                continue  # the caller gave up waiting (or the thread answered it)
+            if outcome is None:
+                pending.future.set_result(None)
+            else:
+                pending.future.set_exception(outcome)
 
     async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
         async with self._tx() as conn:
@@ -465,9 +481,15 @@ class SqlStore(HistorySql, ABC):
                 row = await conn.fetchone(SELECT_ACTION_SQL, p.code, p.index)
                 plan.check_stored(i, row)
             if plan.accepted:
-                await conn.executemany(INSERT_ACTION_SQL, plan.insert_rows())
-                await conn.executemany(UPDATE_NEXT_SQL, plan.update_rows())
+                await self._store_batch(conn, plan.insert_rows(), plan.update_rows())
         return plan.outcomes
+
+    async def _store_batch(
+        self, conn: Conn, inserts: list[tuple[str, int, str]], updates: list[tuple[int, str]]
+    ) -> None:
+        """Insert a batch's accepted actions and move its rooms' next indices."""
+        await conn.executemany(INSERT_ACTION_SQL, inserts)
+        await conn.executemany(UPDATE_NEXT_SQL, updates)
 
     async def load_room(self, code: str) -> RoomState:
         code = check_code(code)
@@ -529,6 +551,13 @@ class SqlStore(HistorySql, ABC):
                 raise UnknownRoom(f"no live room {code}")
 
         await self._run(body, write=True)
+
+
+def _not_stored(batch: list[_Pending], exc: Exception) -> list[StoreError | None]:
+    """Every append of a batch whose transaction failed: StoreUnavailable (with
+    the store error's code when it was one)."""
+    code = exc.code if isinstance(exc, StoreError) else StoreUnavailable.code
+    return [StoreUnavailable(f"append not stored: {exc}", code=code) for _ in batch]
 
 
 def _ownership(row: Row) -> Ownership:

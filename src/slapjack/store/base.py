@@ -355,12 +355,17 @@ def token_matches(token: str, token_hash: str | None) -> bool:
     return hmac.compare_digest(hash_token(token), token_hash)
 
 
+_CANONICAL: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+"""One encoder for :func:`dump_json` (``json.dumps`` with these options builds a
+new one per call, a third of its time for an action)."""
+
+
 def dump_json(value: Any, what: str) -> str:
     """Canonical JSON text (sorted keys, no NaN): equal values give equal text."""
     try:
-        text = json.dumps(
-            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        )
+        text = _CANONICAL.encode(value)
     except (TypeError, ValueError) as exc:
         raise BadInput(f"{what} is not JSON: {exc}") from None
     if len(text) > MAX_JSON_BYTES:

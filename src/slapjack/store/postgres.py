@@ -35,6 +35,16 @@ CLAIM_LOCK_TIMEOUT_MS: Final = 3000
 (StoreUnavailable then; the takeover watcher tries again at its next scan)."""
 
 
+STORE_BATCH_SQL: Final = (
+    "WITH inserted AS (INSERT INTO room_actions (code, idx, action)"
+    " SELECT * FROM unnest(?::text[], ?::int[], ?::text[]))"
+    " UPDATE rooms SET next_index = v.n FROM unnest(?::text[], ?::int[]) AS v (code, n)"
+    " WHERE rooms.code = v.code"
+)
+"""A group commit's inserts and index updates in one statement (one round trip
+instead of two ``executemany``; the INSERT in WITH runs though nothing reads it)."""
+
+
 @functools.lru_cache(maxsize=256)
 def _numbered(sql: str) -> str:
     """``?`` placeholders become ``$1, $2, …`` (our SQL has no ``?`` elsewhere)."""
@@ -144,6 +154,18 @@ class PostgresStore(SqlStore):
 
     def _in_list(self, values: Sequence[Any]) -> tuple[str, list[Any]]:
         return "= ANY(?::text[])", [list(values)]
+
+    async def _store_batch(
+        self, conn: Conn, inserts: list[tuple[str, int, str]], updates: list[tuple[int, str]]
+    ) -> None:
+        await conn.execute(
+            STORE_BATCH_SQL,
+            [c for c, _, _ in inserts],
+            [i for _, i, _ in inserts],
+            [t for _, _, t in inserts],
+            [c for _, c in updates],
+            [n for n, _ in updates],
+        )
 
     async def _migration_lock(self, conn: Conn) -> None:
         row = await conn.fetchone("SELECT current_schema()")

@@ -7,6 +7,12 @@ returns, so a killed process (``kill -9``) loses nothing that was committed;
 a power cut or an OS crash may lose the last commits since the last
 checkpoint, never corrupt the file. ``synchronous=FULL`` fsyncs every commit
 and survives power cuts too, at a cost per commit. See docs/storage.md.
+
+Group commits of appends run on the event loop itself when their commit never
+waits for the disk (WAL with ``synchronous`` NORMAL or OFF: a commit writes to
+the WAL file and returns; only checkpoints and a restart of the WAL sync), on
+a second connection of their own: a round trip to the database thread costs
+more CPU than the commit. See :meth:`SqliteStore._write_batch`.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from ._sql import (
     Row,
     SqlStore,
     T,
+    _not_stored,
     _Pending,
 )
 from .errors import BadInput, StoreError, StoreUnavailable
@@ -44,6 +51,9 @@ CHECKPOINT_EVERY: Final = 200
 every 1,000 pages, about 250 of our commits, and stall it for the copy and its
 fsync; ours runs on a second connection, beside the writer)."""
 BUSY_TIMEOUT_MS: Final = 5000
+LOOP_SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL"})
+"""The settings under which a WAL commit does not sync (no fsync): the group
+commits of appends may run on the event loop (see :meth:`SqliteStore._write_batch`)."""
 
 
 class _SqliteConn:
@@ -77,9 +87,23 @@ class SqliteStore(SqlStore):
     bump_epoch_sql: ClassVar[str | None] = "UPDATE room_epochs SET last = last + 1 WHERE id = 1"
     new_epoch_sql: ClassVar[str] = "(SELECT last FROM room_epochs WHERE id = 1)"
 
-    def __init__(self, db: aiosqlite.Connection, path: str) -> None:
+    def __init__(
+        self, db: aiosqlite.Connection, path: str, loop_conn: sqlite3.Connection | None = None
+    ) -> None:
         super().__init__()
         self._db = db
+        #: The appends' connection on the event loop (None: every batch goes to the thread).
+        self._loop_conn = loop_conn
+        #: The next commit may sync the WAL's header (a new WAL, or one whose
+        #: checkpoint backfilled it all: the next commit restarts it): a batch
+        #: goes to the thread until a write there cleared this.
+        self._restart_due = True
+        self._checkpointing = False
+        self._flush_due = False
+        #: Group commits run on the event loop, and those the loop handed to the
+        #: thread because another connection held the file's write lock.
+        self.loop_batches = 0
+        self.loop_busy = 0
         self._conn = _SqliteConn(db)
         self._lock = asyncio.Lock()
         self.path = path
@@ -98,8 +122,13 @@ class SqliteStore(SqlStore):
         *,
         synchronous: str = "NORMAL",
         migrations: Sequence[Migration] = SQLITE,
+        loop_commits: bool = True,
     ) -> SqliteStore:
-        """Open (creating it and its directory if needed) and migrate the file."""
+        """Open (creating it and its directory if needed) and migrate the file.
+
+        ``loop_commits``: with a ``synchronous`` in :data:`LOOP_SYNCHRONOUS`
+        and a file (not ``:memory:``), group commits of appends run on the
+        event loop (False: in the database thread, as every other call)."""
         sync = synchronous.upper() if isinstance(synchronous, str) else ""
         if sync not in SYNCHRONOUS:
             raise BadInput(f"synchronous must be one of {', '.join(SYNCHRONOUS)}")
@@ -120,6 +149,10 @@ class SqliteStore(SqlStore):
             if where != ":memory:":
                 await db.execute("PRAGMA wal_autocheckpoint = 0")  # see _committed
             await store._migrate(migrations)
+            if loop_commits and sync in LOOP_SYNCHRONOUS and where != ":memory:":
+                store._loop_conn = await db._execute(  # type: ignore[no-untyped-call]
+                    _open_loop_conn, where, sync
+                )
         except BaseException as exc:
             await db.close()
             if isinstance(exc, sqlite3.Error):
@@ -153,58 +186,157 @@ class SqliteStore(SqlStore):
                 _run_in_thread, self._db, body, write
             )
         if write:
-            self._committed()
+            self._committed(in_thread=True)
         return result
 
-    def _committed(self) -> None:
+    def _committed(self, *, in_thread: bool, wrote: bool = True) -> None:
         """Every :data:`CHECKPOINT_EVERY` commits, checkpoint the WAL on a second
         connection (its own thread): the writer goes on meanwhile (a PASSIVE
-        checkpoint takes no write lock), durability is the WAL's either way."""
+        checkpoint takes no write lock), durability is the WAL's either way.
+
+        A commit in the thread that wrote something (``wrote``) did any restart
+        of the WAL that was due (see ``_restart_due``), unless a checkpoint
+        runs: then the restart may come due again when it ends."""
+        if in_thread and wrote and not self._checkpointing:
+            self._restart_due = False
         self._commits += 1
         if self.path == ":memory:" or self._commits < CHECKPOINT_EVERY:
             return
         if self._checkpoint is None or self._checkpoint.done():
             self._commits = 0
-            self._checkpoint = asyncio.create_task(self._run_checkpoint())
+            self._start_checkpoint()
+
+    def _start_checkpoint(self) -> None:
+        self._checkpointing = True
+        self._checkpoint = asyncio.create_task(self._run_checkpoint())
 
     async def _run_checkpoint(self) -> None:
+        """While it runs, and after it when it backfilled the whole WAL, group
+        commits go to the thread: the first commit after a complete checkpoint
+        restarts the WAL and syncs its header (an fsync, off the event loop)."""
+        complete = True
         try:
             if self._checkpointer is None:
                 self._checkpointer = await aiosqlite.connect(self.path, isolation_level=None)
                 await self._checkpointer.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            cursor = await self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            row = await cursor.fetchone()
+            await cursor.close()
             self.checkpoints += 1
+            if row is not None and int(row[1]) > int(row[2]) >= 0:
+                complete = False  # frames are left: the next commit appends, no restart
         except (sqlite3.Error, ValueError) as exc:
             log.warning("SQLite checkpoint of %s failed: %s", self.path, exc)
+        finally:
+            self._checkpointing = False
+            if complete:
+                self._restart_due = True
+
+    def _on_loop_now(self) -> bool:
+        """May the next group commit run on the event loop? (See :meth:`_write_batch`.)"""
+        return (
+            self._loop_conn is not None
+            and not (self._restart_due or self._checkpointing or self._closed)
+            and not self._lock.locked()
+        )
+
+    def _commit_on_loop(self, batch: list[_Pending]) -> list[StoreError | None] | None:
+        """The group commit on the loop's connection; None when another
+        connection held the file locked (rolled back: the thread's turn)."""
+        conn = self._loop_conn
+        assert conn is not None
+        # No await from here to the commit: nothing else takes the store's lock.
+        began = time.perf_counter()
+        try:
+            outcomes, _ = _write_batch_on(conn, batch)
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+            self.loop_busy += 1
+            return None
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+        self.loop_batches += 1
+        self.batch_timings.append((len(batch), 0.0, (time.perf_counter() - began) * 1000, 0.0))
+        self._committed(in_thread=False)
+        return outcomes
+
+    def _wake_writer(self) -> None:
+        """With the loop's connection: write the queued appends in a callback at
+        the loop's next turn (every append queued until then joins the batch),
+        not in a new writer task each time; the task when a batch must go to
+        the thread."""
+        if self._loop_conn is None or (self._writer is not None and not self._writer.done()):
+            super()._wake_writer()
+        elif not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        while self._pending and (self._writer is None or self._writer.done()):
+            if not self._on_loop_now():
+                break
+            batch = self._take_batch()
+            try:
+                outcomes = self._commit_on_loop(batch)
+            except Exception as exc:
+                outcomes = _not_stored(batch, exc)
+            if outcomes is None:  # the file is locked: the thread waits for it
+                self._pending.extendleft(reversed(batch))
+                break
+            self._settle(batch, outcomes)
+        if self._pending:
+            super()._wake_writer()
 
     async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
-        """One group commit in one hop to the connection's thread.
+        """One group commit: on the event loop when it can, else in one hop to
+        the connection's thread.
 
-        Statement by statement it would take five round trips between the event
-        loop and the thread (BEGIN, SELECT, two inserts, COMMIT), each waiting
-        for a busy loop while the file's write lock is held; here the thread
-        runs the whole transaction and the loop is woken once, after the commit
-        (write-ahead rooms wait for exactly that). A cancelled caller does not
-        stop it: the transaction commits or rolls back whole.
+        **On the loop** (``_loop_conn``: WAL with ``synchronous`` NORMAL or OFF)
+        the commit writes the WAL file and returns without syncing it, tens of
+        microseconds (bench/storecost.py measures it), less than the hop to
+        the thread and back costs the process. Not on the loop, but in the
+        thread: while the store's lock is held (another call is running); a
+        commit that may sync (``_restart_due``: the first into a new WAL or
+        after a complete checkpoint, and while a checkpoint runs); and a batch
+        whose file another connection holds locked: the loop's connection
+        never waits for a lock (busy timeout 0), it rolls back and the batch
+        goes to the thread, whose connection waits (:data:`BUSY_TIMEOUT_MS`).
 
-        The callers are answered from the thread's wake-up call itself, one
-        turn of the event loop before this coroutine resumes (the base class
-        skips answered futures)."""
+        **In the thread**, statement by statement it would take five round
+        trips between the event loop and the thread (BEGIN, SELECT, two
+        inserts, COMMIT), each waiting for a busy loop while the file's write
+        lock is held; here the thread runs the whole transaction and the loop
+        is woken once, after the commit (write-ahead rooms wait for exactly
+        that). A cancelled caller does not stop it: the transaction commits or
+        rolls back whole. The callers are answered from the thread's wake-up
+        call itself, one turn of the event loop before this coroutine resumes
+        (the base class skips answered futures)."""
         self._check_open()
+        if self._on_loop_now():
+            outcomes = self._commit_on_loop(batch)
+            if outcomes is not None:
+                return outcomes
         loop = asyncio.get_running_loop()
 
-        def work() -> tuple[list[StoreError | None], float, float]:
-            done = _write_batch_in_thread(self._db, batch)
-            loop.call_soon_threadsafe(_answer, batch, done[0])
-            return done
+        def work() -> tuple[list[StoreError | None], bool, float, float]:
+            began = time.perf_counter()
+            outcomes, wrote = _write_batch_on(self._db._conn, batch)
+            loop.call_soon_threadsafe(_answer, batch, outcomes)
+            return outcomes, wrote, began, time.perf_counter()
 
         async with self._guard(), self._lock:
             # aiosqlite runs ``fn`` in its thread, in order with every other call
             # on this connection (its documented ``execute`` calls go this way too).
             sent = time.perf_counter()
-            outcomes, began, ended = await self._db._execute(work)  # type: ignore[no-untyped-call]
+            outcomes, wrote, began, ended = await self._db._execute(  # type: ignore[no-untyped-call]
+                work
+            )
             back = time.perf_counter()
-        self._committed()
+        self._committed(in_thread=True, wrote=wrote)
         self.batch_timings.append(
             (len(batch), (began - sent) * 1000.0, (ended - began) * 1000.0, (back - ended) * 1000.0)
         )
@@ -213,7 +345,11 @@ class SqliteStore(SqlStore):
     def batch_summary(self) -> dict[str, Any]:
         """p50/p99 of the recent group commits' sizes and times (for ``/api/metrics``)."""
         rows = list(self.batch_timings)
-        out: dict[str, Any] = {"n": len(rows)}
+        out: dict[str, Any] = {
+            "n": len(rows),
+            "on_loop": self.loop_batches,
+            "loop_busy": self.loop_busy,
+        }
         for k, name in enumerate(("size", "to_thread_ms", "in_thread_ms", "to_loop_ms")):
             ordered = sorted(row[k] for row in rows)
             if ordered:
@@ -236,6 +372,9 @@ class SqliteStore(SqlStore):
         """``BEGIN IMMEDIATE`` holds the file's write lock already."""
 
     async def _close_connection(self) -> None:
+        if self._loop_conn is not None:
+            self._loop_conn.close()
+            self._loop_conn = None
         if self._checkpoint is not None:
             with suppress(asyncio.CancelledError):
                 await self._checkpoint
@@ -315,18 +454,17 @@ ROWS_PER_STATEMENT: Final = 300
 limit of 32,766 parameters)."""
 
 
-def _write_batch_in_thread(
-    db: aiosqlite.Connection, batch: list[_Pending]
-) -> tuple[list[StoreError | None], float, float]:
-    """``SqliteStore._write_batch``'s transaction, in the SQLite thread.
+def _write_batch_on(
+    conn: sqlite3.Connection, batch: list[_Pending]
+) -> tuple[list[StoreError | None], bool]:
+    """``SqliteStore._write_batch``'s transaction, on the event loop or in the
+    SQLite thread: the outcomes, and whether it inserted anything.
 
     Few statements, each one step: the sqlite3 module lets go of the GIL for
     every step (every row fetched or inserted) and may wait up to the switch
-    interval to get it back from a busy event loop. So the rooms' indices come
-    back as one JSON object, and the inserts and updates are multi-row
-    statements."""
-    began = time.perf_counter()
-    conn: sqlite3.Connection = db._conn
+    interval to get it back from a busy event loop (in the thread). So the
+    rooms' indices come back as one JSON object, and the inserts and updates
+    are multi-row statements."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         codes = sorted({p.code for p in batch})
@@ -367,7 +505,32 @@ def _write_batch_in_thread(
         with suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
         raise
-    return plan.outcomes, began, time.perf_counter()
+    return plan.outcomes, bool(inserts)
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Did SQLite refuse because another connection holds the file locked?"""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc)  # pragma: no cover - Python before 3.11
+
+
+def _open_loop_conn(path: str, sync: str) -> sqlite3.Connection:
+    """The appends' connection for the event loop (opened in the SQLite thread):
+    the writer's settings, and a busy timeout of 0 (never wait on the loop)."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
+    try:
+        conn.execute(f"PRAGMA synchronous = {sync}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+        if str(mode).lower() != "wal":
+            raise sqlite3.OperationalError(f"journal mode {mode}, not wal")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def _fold(value: object) -> object:
