@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +16,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from .conftest import Pages, Server, open_page, stacked_deck, table_state
 
 pytestmark = pytest.mark.browser
+
+# The practice rooms of these tests: the real deal, bots, referee and races,
+# with the bots flipping 4x sooner and a shorter countdown (the real pace made
+# a game take over two minutes). A race is no shorter (a flip waits for it to
+# close, and the first Jack is slapped 1.2 s late on purpose), nor is the
+# person's turn; the bots' reactions are their own.
+QUICK_PRACTICE = {"bot_pace": 0.4, "start_delay_ms": 1000.0}
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -121,6 +129,16 @@ GEOMETRY = """() => {
 }"""
 
 
+@pytest.fixture
+def quick_practice(server: Server) -> Iterator[None]:
+    """Practice rooms made during the test get :data:`QUICK_PRACTICE`'s timers
+    (the test hook ``POST /api/test/practice``); the real ones after it."""
+    got = server.api("POST", "/api/test/practice", json={"timing": QUICK_PRACTICE})
+    assert got["timing"]["bot_pace"] == QUICK_PRACTICE["bot_pace"]
+    yield
+    server.api("POST", "/api/test/practice", json={"timing": {}})
+
+
 def click(page: Any, selector: str) -> None:
     box = page.locator(selector).bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -214,7 +232,7 @@ def check_run(run: dict[str, Any]) -> None:
 
 
 def test_a_first_visit_offers_the_practice_game_and_it_teaches(
-    server: Server, pages: Pages, shot: Any
+    server: Server, quick_practice: None, pages: Pages, shot: Any
 ) -> None:
     ctx = pages.context(viewport=LAPTOP)
     ctx.add_init_script(RECORD_MOMENTS)
@@ -240,7 +258,7 @@ def test_a_first_visit_offers_the_practice_game_and_it_teaches(
 
 
 def test_the_practice_game_from_the_lobby_button_on_a_phone(
-    server: Server, pages: Pages, shot: Any
+    server: Server, quick_practice: None, pages: Pages, shot: Any
 ) -> None:
     ctx = pages.context(viewport=PHONE, has_touch=True, locale="de-DE")
     ctx.add_init_script(RECORD_MOMENTS)
