@@ -20,12 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from slapjack.core import SlapjackError, parse_deck
 from slapjack.protocol import CreateRoom
+from slapjack.store import StaleOwner
 
 from ..referee import RefereeFactory, TrustingReferee, referee_factory
 from ..room import RoomSetup, RoomTiming
 from .context import Ctx, error
 from .practice import practice_timing
-from .rooms import create_room
+from .rooms import RETRY, create_room
 
 ENV: Final = "SLAPJACK_TEST_HOOKS"
 """``SLAPJACK_TEST_HOOKS=1``: a ``slapjack serve`` started by a test mounts these routes."""
@@ -80,6 +81,12 @@ async def test_room(ctx: Ctx, body: TestRoom) -> dict[str, str] | JSONResponse:
     room = create_room(ctx, body.create, setup, timing, ref, code)
     if isinstance(room, JSONResponse):
         return room
+    try:
+        # answered once the room is stored, as POST /api/rooms is: a server
+        # killed right after the answer keeps the room (the soak's restarts)
+        await room.call(lambda: None)
+    except StaleOwner as exc:
+        return error(503, "room_moving", exc.message, RETRY)
     return {"code": room.code, "url": f"/r/{room.code}"}
 
 
