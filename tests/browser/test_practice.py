@@ -18,11 +18,13 @@ from .conftest import Pages, Server, open_page, stacked_deck, table_state
 pytestmark = pytest.mark.browser
 
 # The practice rooms of these tests: the real deal, bots, referee and races,
-# with the bots flipping 4x sooner and a shorter countdown (the real pace made
-# a game take over two minutes). A race is no shorter (a flip waits for it to
-# close, and the first Jack is slapped 1.2 s late on purpose), nor is the
-# person's turn; the bots' reactions are their own.
-QUICK_PRACTICE = {"bot_pace": 0.4, "start_delay_ms": 1000.0}
+# with the bots flipping at a normal game's pace instead of 1.6 times slower,
+# and a shorter countdown (the practice pace made a game take over two minutes).
+# A race is no shorter (a flip waits for it to close), nor is the person's
+# turn; the bots' reactions are their own. A bot still flips at least 200 ms
+# after the card before it, so the person's tempted slap 200 ms after a Queen
+# (TEMPTED) finds the Queen; 4x quicker bots (0.4) often covered it first.
+QUICK_PRACTICE = {"bot_pace": 1.0, "start_delay_ms": 1000.0}
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -94,6 +96,37 @@ QUICK_LAST_CHANCE = """() => {
   }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
 
+# The person's two early mistakes, in the page (its timers, not Playwright's
+# round trips, which on a loaded machine came after the next card): the first
+# Jack slapped 1.2 s after it shows (too slow for the bots: they win the race),
+# and the first Queen that is still on top 200 ms after it shows (a wrong
+# slap). Each only on the card it was meant for: a slap that would land on a
+# later card is not made (window.__tempted counts what was done).
+TEMPTED = """() => {
+  window.__tempted = {jack: 0, queen: 0};
+  let jackDone = false, queenDone = false;
+  const seen = new Set();
+  new MutationObserver(() => {
+    const table = document.getElementById('table');
+    const top = document.querySelector('#table .pile .card.top');
+    if (!table || !top) return;
+    const card = top.dataset.card || '', flip = table.dataset.flip;
+    const isJack = card.startsWith('J'), isQueen = card.startsWith('Q');
+    if (!(isJack && !jackDone) && !(isQueen && !queenDone)) return;
+    if (seen.has(flip)) return;
+    seen.add(flip);
+    if (isJack) jackDone = true;  // the first Jack only, slapped or not
+    setTimeout(() => {
+      const now = document.querySelector('#table .pile .card.top');
+      if (!now || now.dataset.card !== card || table.dataset.flip !== flip) return;
+      if (isQueen) queenDone = true;
+      document.getElementById('slap-btn').dispatchEvent(
+        new PointerEvent('pointerdown', {bubbles: true, cancelable: true}));
+      window.__tempted[isJack ? 'jack' : 'queen'] += 1;
+    }, isJack ? 1200 : 200);
+  }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
 # No card on the table is still moving (flying in from a seat, sweeping to a winner).
 SETTLED = """() => !document.querySelector('#table') ||
   [...document.querySelectorAll('#table .card')].every(
@@ -146,14 +179,14 @@ def click(page: Any, selector: str) -> None:
 
 def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
     """Play the practice game as a newcomer: flip on your turn, slap the first
-    Jack too late, fall for the Queen, then wait; from the moment your stack is
-    empty, slap every Jack at once (:data:`QUICK_LAST_CHANCE`). Check the coach at every new moment."""
+    Jack too late, fall for the Queen (:data:`TEMPTED`), then wait; from the
+    moment your stack is empty, slap every Jack at once
+    (:data:`QUICK_LAST_CHANCE`). Check the coach at every new moment."""
     seen: list[str] = []
     problems: list[str] = []
     handled: set[int] = set()
     note_shot = None
-    queen_slapped = False
-    jacks = 0
+    page.evaluate(TEMPTED)
     page.evaluate(QUICK_LAST_CHANCE)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
@@ -185,21 +218,10 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
         if note_shot is None and page.evaluate("!!window.__note"):
             note_shot = shot(page, f"practice-{tag}-last-chance-seat")
         flip = st["flip"]
-        top = st["top"] or ""
         if st["myTurn"] and flip not in handled:
             handled.add(flip)
             time.sleep(0.25)  # a person looks first
             click(page, "#my-stack")
-        elif top.startswith("J") and -flip - 1 not in handled:
-            handled.add(-flip - 1)
-            jacks += 1
-            if jacks == 1:
-                time.sleep(1.2)  # the first Jack: too slow for the bots
-                click(page, "#slap-btn")
-        elif top.startswith("Q") and not queen_slapped:
-            queen_slapped = True
-            time.sleep(0.2)
-            click(page, "#slap-btn")  # tempted
         time.sleep(0.03)
     else:
         raise AssertionError(f"the practice game did not end; moments so far: {seen}")
@@ -209,11 +231,19 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
     shot(page, f"practice-{tag}-end")
     moments = page.evaluate("window.__moments")
     note = page.evaluate("window.__note || null")
-    return {"seen": seen, "problems": problems, "note": note, "moments": moments}
+    tempted = page.evaluate("window.__tempted")
+    return {
+        "seen": seen,
+        "problems": problems,
+        "note": note,
+        "moments": moments,
+        "tempted": tempted,
+    }
 
 
 def check_run(run: dict[str, Any]) -> None:
     assert not run["problems"], run["problems"]
+    assert run["tempted"]["queen"] == 1, run["tempted"]  # the wrong slap is the person's
     ids = [m["id"] for m in run["moments"]]
     assert len(ids) == len(set(ids)), f"a moment was explained twice: {ids}"
     assert "last_chance_you" in ids, f"the person's stack never ran empty: {ids}"
