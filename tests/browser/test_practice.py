@@ -127,6 +127,35 @@ TEMPTED = """() => {
   }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
 
+# The person's flips after their first: 250 ms after their turn comes (a
+# person looks first), a click on what is at the middle of their stack, as a
+# mouse's would be; by the page's timer (through Playwright each turn cost
+# several round trips, most of a loaded machine's minute). A turn whose stack
+# was covered is counted in window.__flipBlocked (then the game flips for them
+# after 20 s).
+PERSON_FLIPS = """() => {
+  window.__flipBlocked = 0;
+  const done = new Set();
+  new MutationObserver(() => {
+    const stack = document.getElementById('my-stack');
+    const table = document.getElementById('table');
+    if (!stack || !table || !stack.classList.contains('turn')) return;
+    const flip = table.dataset.flip;
+    if (done.has(flip)) return;
+    done.add(flip);
+    setTimeout(() => {
+      if (!stack.classList.contains('turn') || table.dataset.flip !== flip) return;
+      const r = stack.getBoundingClientRect();
+      const el = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (!el || !el.closest('#my-stack')) {
+        window.__flipBlocked += 1;
+        return;
+      }
+      el.click();
+    }, 250);
+  }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
 # No card on the table is still moving (flying in from a seat, sweeping to a winner).
 SETTLED = """() => !document.querySelector('#table') ||
   [...document.querySelectorAll('#table .card')].every(
@@ -178,7 +207,8 @@ def click(page: Any, selector: str) -> None:
 
 
 def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
-    """Play the practice game as a newcomer: flip on your turn, slap the first
+    """Play the practice game as a newcomer: flip on your turn (the first by
+    Playwright's mouse, the rest by :data:`PERSON_FLIPS`), slap the first
     Jack too late, fall for the Queen (:data:`TEMPTED`), then wait; from the
     moment your stack is empty, slap every Jack at once
     (:data:`QUICK_LAST_CHANCE`). Check the coach at every new moment."""
@@ -217,11 +247,11 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
             )
         if note_shot is None and page.evaluate("!!window.__note"):
             note_shot = shot(page, f"practice-{tag}-last-chance-seat")
-        flip = st["flip"]
-        if st["myTurn"] and flip not in handled:
-            handled.add(flip)
+        if st["myTurn"] and not handled:  # the first turn: its moment is checked first
+            handled.add(st["flip"])
             time.sleep(0.25)  # a person looks first
             click(page, "#my-stack")
+            page.evaluate(PERSON_FLIPS)  # the page flips the person's next turns
         time.sleep(0.03)
     else:
         raise AssertionError(f"the practice game did not end; moments so far: {seen}")
@@ -238,12 +268,14 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
         "note": note,
         "moments": moments,
         "tempted": tempted,
+        "flip_blocked": page.evaluate("window.__flipBlocked"),
     }
 
 
 def check_run(run: dict[str, Any]) -> None:
     assert not run["problems"], run["problems"]
     assert run["tempted"]["queen"] == 1, run["tempted"]  # the wrong slap is the person's
+    assert run["flip_blocked"] == 0, "something covered your stack on your turn"
     ids = [m["id"] for m in run["moments"]]
     assert len(ids) == len(set(ids)), f"a moment was explained twice: {ids}"
     assert "last_chance_you" in ids, f"the person's stack never ran empty: {ids}"
