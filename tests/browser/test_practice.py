@@ -18,13 +18,12 @@ from .conftest import Pages, Server, open_page, stacked_deck, table_state
 pytestmark = pytest.mark.browser
 
 # The practice rooms of these tests: the real deal, bots, referee and races,
-# with the bots flipping at a normal game's pace instead of 1.6 times slower,
+# with the bots flipping 0.6 times a normal game's delays instead of 1.6 times,
 # and a shorter countdown (the practice pace made a game take over two minutes).
 # A race is no shorter (a flip waits for it to close), nor is the person's
-# turn; the bots' reactions are their own. A bot still flips at least 200 ms
-# after the card before it, so the person's tempted slap 200 ms after a Queen
-# (TEMPTED) finds the Queen; 4x quicker bots (0.4) often covered it first.
-QUICK_PRACTICE = {"bot_pace": 1.0, "start_delay_ms": 1000.0}
+# turn; the bots' reactions are their own. A Queen the next bot covers within
+# the person's 200 ms (TEMPTED) is not slapped: the next Queen is.
+QUICK_PRACTICE = {"bot_pace": 0.6, "start_delay_ms": 1000.0}
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
