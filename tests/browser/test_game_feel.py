@@ -5,11 +5,19 @@ their game, motion (and none under reduced motion), and sound."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from .conftest import FULL_DECK, Pages, Server, open_page, table_state, wait_for
+from slapjack.bots.factory import make_bot
+from slapjack.bots.human import PROFILES, ExGaussian, HumanBot
+from slapjack.core import Rules, parse_deck
+from slapjack.core.record import replay_steps
+from slapjack.live.timing import LiveTiming
+from slapjack.sim.play import play_game
+
+from .conftest import FAST_TIMING, FULL_DECK, Pages, Server, open_page, table_state, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -121,14 +129,57 @@ new MutationObserver(() => {
 """
 
 
+# The deal of :func:`out_of_a_game`. The four Jacks are the last cards, mine
+# (position 48, my 13th) first, so no pile is won before it: I never slap, a bot
+# takes it and I am out at once, while every bot still holds its last card (a
+# Jack), so the game goes on. The Queens and Kings are in my stack, where a bot's
+# flinch never lands (the next bot flips first); one that landed elsewhere cost
+# that bot a card and an early Jack. The old deal (the bots' first cards
+# Jacks) ended the game with my out in about 1 game in 40 (a bot that won
+# every Jack emptied the other two with me): then the out overlay rightly never
+# shows, and the test timed out. test_the_out_deal_leaves_the_bots_playing
+# plays the deal on the engine's table with these timers.
+OUT_DEAL = {
+    **{48: "JC", 49: "JS", 50: "JH", 51: "JD"},
+    **{4 * (k + 1): c for k, c in enumerate(["QC", "QD", "QH", "QS", "KC", "KD", "KH", "KS"])},
+}
+OUT_TIMING = {"bot_pace": 0.1, "turn_ms": 400.0}
+
+
+def test_the_out_deal_leaves_the_bots_playing() -> None:
+    """:data:`OUT_DEAL` on the live table (the room's timers, casual bots, and
+    for me a seat that never slaps and flips as slowly as its turn allows): in
+    every one of 300 seeded games I am out first while the game goes on."""
+    me = replace(PROFILES["casual"], level="me", lapse=1.0, flinch=0.0)
+    me = replace(me, flip_delay=ExGaussian(2500.0, 300.0, 1000.0, floor=500.0))
+    timing = LiveTiming(
+        jack_timeout_ms=FAST_TIMING["jack_timeout_ms"],
+        deadlock_ms=FAST_TIMING["deadlock_ms"],
+        call_wait_ms=FAST_TIMING["call_grace_ms"],
+        **OUT_TIMING,
+    )
+    deck = parse_deck(deck_with(OUT_DEAL))
+    ended = []
+    for seed in range(300):
+        bots = [HumanBot(me, seed), *(make_bot("casual", 1000 * seed + s) for s in (1, 2, 3))]
+        result = play_game(Rules(), bots, deck, seed=seed, keep_record=True, timing=timing)
+        assert result.record is not None
+        game = result.record.new_game()
+        for _ in replay_steps(result.record, game):
+            if game.is_out[0]:
+                break
+        assert game.is_out[0], seed
+        if game.over:
+            ended.append(seed)
+    assert ended == []
+
+
 def out_of_a_game(server: Server, pages: Pages, press: str) -> Any:
-    """A Slapjack game I am out of: my 13 cards (positions 0, 4, ...) hold no
-    Jack, so once my stack is empty a bot's Jack puts me out."""
-    jacks = {1: "JS", 2: "JH", 3: "JD", 49: "JC"}
+    """A Slapjack game I am out of (:data:`OUT_DEAL`) while the bots play on."""
     code = server.hook_room(
         {"seats": 4, "bots": {"1": "casual", "2": "casual", "3": "casual"}, "public": False},
-        deck=deck_with(jacks),
-        timing={"bot_pace": 0.1, "turn_ms": 400.0},
+        deck=deck_with(OUT_DEAL),
+        timing=OUT_TIMING,
     )
     ctx = pages.context()
     ctx.add_init_script(f"window.__press = {press!r};" + OUT_WATCHER)

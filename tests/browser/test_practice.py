@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +16,14 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from .conftest import Pages, Server, open_page, stacked_deck, table_state
 
 pytestmark = pytest.mark.browser
+
+# The practice rooms of these tests: the real deal, bots, referee and races,
+# with the bots flipping 0.6 times a normal game's delays instead of 1.6 times,
+# and a shorter countdown (the practice pace made a game take over two minutes).
+# A race is no shorter (a flip waits for it to close), nor is the person's
+# turn; the bots' reactions are their own. A Queen the next bot covers within
+# the person's 200 ms (TEMPTED) is not slapped: the next Queen is.
+QUICK_PRACTICE = {"bot_pace": 0.6, "start_delay_ms": 1000.0}
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -86,6 +95,66 @@ QUICK_LAST_CHANCE = """() => {
   }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
 
+# The person's two early mistakes, in the page (its timers, not Playwright's
+# round trips, which on a loaded machine came after the next card): the first
+# Jack slapped 1.2 s after it shows (too slow for the bots: they win the race),
+# and the first Queen that is still on top 200 ms after it shows (a wrong
+# slap). Each only on the card it was meant for: a slap that would land on a
+# later card is not made (window.__tempted counts what was done).
+TEMPTED = """() => {
+  window.__tempted = {jack: 0, queen: 0};
+  let jackDone = false, queenDone = false;
+  const seen = new Set();
+  new MutationObserver(() => {
+    const table = document.getElementById('table');
+    const top = document.querySelector('#table .pile .card.top');
+    if (!table || !top) return;
+    const card = top.dataset.card || '', flip = table.dataset.flip;
+    const isJack = card.startsWith('J'), isQueen = card.startsWith('Q');
+    if (!(isJack && !jackDone) && !(isQueen && !queenDone)) return;
+    if (seen.has(flip)) return;
+    seen.add(flip);
+    if (isJack) jackDone = true;  // the first Jack only, slapped or not
+    setTimeout(() => {
+      const now = document.querySelector('#table .pile .card.top');
+      if (!now || now.dataset.card !== card || table.dataset.flip !== flip) return;
+      if (isQueen) queenDone = true;
+      document.getElementById('slap-btn').dispatchEvent(
+        new PointerEvent('pointerdown', {bubbles: true, cancelable: true}));
+      window.__tempted[isJack ? 'jack' : 'queen'] += 1;
+    }, isJack ? 1200 : 200);
+  }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
+# The person's flips after their first: 250 ms after their turn comes (a
+# person looks first), a click on what is at the middle of their stack, as a
+# mouse's would be; by the page's timer (through Playwright each turn cost
+# several round trips, most of a loaded machine's minute). A turn whose stack
+# was covered is counted in window.__flipBlocked (then the game flips for them
+# after 20 s).
+PERSON_FLIPS = """() => {
+  window.__flipBlocked = 0;
+  const done = new Set();
+  new MutationObserver(() => {
+    const stack = document.getElementById('my-stack');
+    const table = document.getElementById('table');
+    if (!stack || !table || !stack.classList.contains('turn')) return;
+    const flip = table.dataset.flip;
+    if (done.has(flip)) return;
+    done.add(flip);
+    setTimeout(() => {
+      if (!stack.classList.contains('turn') || table.dataset.flip !== flip) return;
+      const r = stack.getBoundingClientRect();
+      const el = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (!el || !el.closest('#my-stack')) {
+        window.__flipBlocked += 1;
+        return;
+      }
+      el.click();
+    }, 250);
+  }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
 # No card on the table is still moving (flying in from a seat, sweeping to a winner).
 SETTLED = """() => !document.querySelector('#table') ||
   [...document.querySelectorAll('#table .card')].every(
@@ -121,21 +190,32 @@ GEOMETRY = """() => {
 }"""
 
 
+@pytest.fixture
+def quick_practice(server: Server) -> Iterator[None]:
+    """Practice rooms made during the test get :data:`QUICK_PRACTICE`'s timers
+    (the test hook ``POST /api/test/practice``); the real ones after it."""
+    got = server.api("POST", "/api/test/practice", json={"timing": QUICK_PRACTICE})
+    assert got["timing"]["bot_pace"] == QUICK_PRACTICE["bot_pace"]
+    yield
+    server.api("POST", "/api/test/practice", json={"timing": {}})
+
+
 def click(page: Any, selector: str) -> None:
     box = page.locator(selector).bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
-    """Play the practice game as a newcomer: flip on your turn, slap the first
-    Jack too late, fall for the Queen, then wait; from the moment your stack is
-    empty, slap every Jack at once (:data:`QUICK_LAST_CHANCE`). Check the coach at every new moment."""
+    """Play the practice game as a newcomer: flip on your turn (the first by
+    Playwright's mouse, the rest by :data:`PERSON_FLIPS`), slap the first
+    Jack too late, fall for the Queen (:data:`TEMPTED`), then wait; from the
+    moment your stack is empty, slap every Jack at once
+    (:data:`QUICK_LAST_CHANCE`). Check the coach at every new moment."""
     seen: list[str] = []
     problems: list[str] = []
     handled: set[int] = set()
     note_shot = None
-    queen_slapped = False
-    jacks = 0
+    page.evaluate(TEMPTED)
     page.evaluate(QUICK_LAST_CHANCE)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
@@ -166,22 +246,11 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
             )
         if note_shot is None and page.evaluate("!!window.__note"):
             note_shot = shot(page, f"practice-{tag}-last-chance-seat")
-        flip = st["flip"]
-        top = st["top"] or ""
-        if st["myTurn"] and flip not in handled:
-            handled.add(flip)
+        if st["myTurn"] and not handled:  # the first turn: its moment is checked first
+            handled.add(st["flip"])
             time.sleep(0.25)  # a person looks first
             click(page, "#my-stack")
-        elif top.startswith("J") and -flip - 1 not in handled:
-            handled.add(-flip - 1)
-            jacks += 1
-            if jacks == 1:
-                time.sleep(1.2)  # the first Jack: too slow for the bots
-                click(page, "#slap-btn")
-        elif top.startswith("Q") and not queen_slapped:
-            queen_slapped = True
-            time.sleep(0.2)
-            click(page, "#slap-btn")  # tempted
+            page.evaluate(PERSON_FLIPS)  # the page flips the person's next turns
         time.sleep(0.03)
     else:
         raise AssertionError(f"the practice game did not end; moments so far: {seen}")
@@ -191,11 +260,21 @@ def play_practice(page: Any, shot: Any, tag: str) -> dict[str, Any]:
     shot(page, f"practice-{tag}-end")
     moments = page.evaluate("window.__moments")
     note = page.evaluate("window.__note || null")
-    return {"seen": seen, "problems": problems, "note": note, "moments": moments}
+    tempted = page.evaluate("window.__tempted")
+    return {
+        "seen": seen,
+        "problems": problems,
+        "note": note,
+        "moments": moments,
+        "tempted": tempted,
+        "flip_blocked": page.evaluate("window.__flipBlocked"),
+    }
 
 
 def check_run(run: dict[str, Any]) -> None:
     assert not run["problems"], run["problems"]
+    assert run["tempted"]["queen"] == 1, run["tempted"]  # the wrong slap is the person's
+    assert run["flip_blocked"] == 0, "something covered your stack on your turn"
     ids = [m["id"] for m in run["moments"]]
     assert len(ids) == len(set(ids)), f"a moment was explained twice: {ids}"
     assert "last_chance_you" in ids, f"the person's stack never ran empty: {ids}"
@@ -214,7 +293,7 @@ def check_run(run: dict[str, Any]) -> None:
 
 
 def test_a_first_visit_offers_the_practice_game_and_it_teaches(
-    server: Server, pages: Pages, shot: Any
+    server: Server, quick_practice: None, pages: Pages, shot: Any
 ) -> None:
     ctx = pages.context(viewport=LAPTOP)
     ctx.add_init_script(RECORD_MOMENTS)
@@ -240,7 +319,7 @@ def test_a_first_visit_offers_the_practice_game_and_it_teaches(
 
 
 def test_the_practice_game_from_the_lobby_button_on_a_phone(
-    server: Server, pages: Pages, shot: Any
+    server: Server, quick_practice: None, pages: Pages, shot: Any
 ) -> None:
     ctx = pages.context(viewport=PHONE, has_touch=True, locale="de-DE")
     ctx.add_init_script(RECORD_MOMENTS)

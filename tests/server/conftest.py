@@ -31,6 +31,21 @@ FAST = {
 }
 
 
+LOADED = httpx.Timeout(20.0, connect=20.0)
+"""The test clients' timeouts: a test that runs tens of rooms at once, on a
+loaded CI machine, had a connect take longer than httpx's default 5 s."""
+CONNECT_RETRIES = 2
+"""A connection that still fails is tried again (a refused or timed-out
+connect only: no request was sent, so a POST is never sent twice)."""
+
+
+def http_client(server: LiveServer) -> httpx.AsyncClient:
+    """An HTTP client for ``server`` with :data:`LOADED` timeouts and bounded
+    retries of a failed connect (:data:`CONNECT_RETRIES`); never of a request."""
+    transport = httpx.AsyncHTTPTransport(retries=CONNECT_RETRIES)
+    return httpx.AsyncClient(base_url=server.url, timeout=LOADED, transport=transport)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -93,7 +108,8 @@ class Client:
         self.on_update: Callable[[Client, dict[str, Any]], Any] | None = None
 
     async def connect(self, hello: bool = True) -> Client:
-        self.ws = await websockets.connect(self.url, max_size=2**22)
+        # the opening handshake may wait on a loaded machine (default 10 s)
+        self.ws = await websockets.connect(self.url, max_size=2**22, open_timeout=LOADED.connect)
         self._reader = asyncio.create_task(self._read())
         if hello:
             with contextlib.suppress(websockets.ConnectionClosed):
@@ -201,14 +217,14 @@ async def make_room(
         body["deck"] = deck
     else:
         body["seed"] = seed
-    async with httpx.AsyncClient(base_url=server.url) as http:
+    async with http_client(server) as http:
         r = await http.post("/api/test/rooms", json=body)
         assert r.status_code == 200, r.text
         return str(r.json()["code"])
 
 
 async def join(server: LiveServer, code: str, name: str) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=server.url) as http:
+    async with http_client(server) as http:
         r = await http.post(f"/api/rooms/{code}/join", json={"name": name})
         assert r.status_code == 200, r.text
         data: dict[str, Any] = r.json()

@@ -135,6 +135,14 @@ def state_of(room: Room, *, with_time: bool = True) -> dict[str, Any]:
     return out
 
 
+def timeless(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` (a :func:`state_of`) as ``state_of(room, with_time=False)``
+    gives it: without the game clock and game_id."""
+    out = {k: v for k, v in state.items() if k != "game_id"}
+    out["snapshot"] = state["snapshot"][:-1]
+    return out
+
+
 def differences(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 

@@ -14,7 +14,7 @@ import pytest
 from slapjack.core import PRESETS, Record, card_name, replay
 from slapjack.core.events import Flipped
 
-from .conftest import Client, LiveServer, join, make_room
+from .conftest import Client, LiveServer, http_client, join, make_room
 
 # Seeds whose games are short when every seat slaps every Jack (match), seat 0 first.
 SHORT_SEEDS = {
@@ -246,7 +246,7 @@ async def rooms_at_once(live: LiveServer, rooms: int) -> None:
     try:
         codes = {clients[0].url.rsplit("/", 1)[1] for clients in games}
         assert len(codes) == rooms
-        async with httpx.AsyncClient(base_url=live.url) as http:
+        async with http_client(live) as http:
             for clients in games:
                 await clients[0].wait(lambda c: c.updates[-1]["room"]["game_id"] is not None)
                 game_id = clients[0].updates[-1]["room"]["game_id"]

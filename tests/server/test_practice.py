@@ -122,6 +122,41 @@ def test_practice_timing_is_slower_than_the_servers() -> None:
     assert default.bot_pace > RoomTiming().bot_pace
 
 
+async def test_the_test_hook_sets_the_practice_rooms_timers_until_reset(
+    live: LiveServer,
+) -> None:
+    """``POST /api/test/practice`` (test hooks only): practice rooms made after
+    it get its timers, the others their own; ``{}`` brings back the real ones;
+    a timer that is no field or no good number is a typed 422 and changes nothing."""
+    lobby = live.app.state.ctx.lobby
+    real = practice_timing(lobby.timing)
+
+    async def room_timing() -> RoomTiming:
+        code = (await practice(live, {"name": "Eve"})).json()["code"]
+        timing: RoomTiming = lobby.get(code).timing
+        return timing
+
+    async with httpx.AsyncClient(base_url=live.url) as http:
+        try:
+            quick = {"bot_pace": 0.4, "start_delay_ms": 1000.0}
+            r = await http.post("/api/test/practice", json={"timing": quick})
+            assert r.status_code == 200, r.text
+            assert r.json()["timing"]["bot_pace"] == 0.4
+            got = await room_timing()
+            assert (got.bot_pace, got.start_delay_ms) == (0.4, 1000.0)
+            assert got.jack_timeout_ms == real.jack_timeout_ms  # the rest as practice has it
+            for bad in ({"bot_pace": -1.0}, {"nope": 1.0}, {"cover_level": 1.0}):
+                r = await http.post("/api/test/practice", json={"timing": bad})
+                assert r.status_code == 422 and r.json()["code"] == "bad_request", r.text
+            r = await http.post("/api/test/practice", json={"timing": {}, "x": 1})
+            assert r.status_code == 422, r.text
+            assert (await room_timing()).bot_pace == 0.4  # refused: nothing changed
+        finally:
+            r = await http.post("/api/test/practice", json={"timing": {}})
+        assert r.status_code == 200, r.text
+    assert await room_timing() == real
+
+
 # ------------------------------------------------- the deck, played by the engine
 
 

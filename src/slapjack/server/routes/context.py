@@ -56,6 +56,9 @@ class ServerContext:
     """Open WebSockets per client address."""
     pinger: Pinger = field(default_factory=Pinger)
     """Every socket's clock-sync pings, on one timer."""
+    practice_timing: dict[str, float] = field(default_factory=dict)
+    """Timers a practice room gets instead of its own (``RoomTiming`` fields);
+    set only by the test hook ``POST /api/test/practice``, empty otherwise."""
 
     def __post_init__(self) -> None:
         lim = self.limits

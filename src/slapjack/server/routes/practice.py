@@ -92,7 +92,8 @@ async def practice(ctx: Ctx, request: Request, body: Practice) -> Joined | Respo
     placed = await place(ctx, request)  # on a cluster: the least-loaded node
     if isinstance(placed, Response):
         return placed
-    room = create_room(ctx, settings, setup, practice_timing(ctx.lobby.timing), code=placed)
+    timing = replace(practice_timing(ctx.lobby.timing), **ctx.practice_timing)
+    room = create_room(ctx, settings, setup, timing, code=placed)
     if isinstance(room, JSONResponse):
         return room
     return await take_seat(ctx, request, room, body.name)

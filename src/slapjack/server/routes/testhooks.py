@@ -3,13 +3,15 @@ or ``SLAPJACK_TEST_HOOKS=1`` in the environment of ``slapjack serve``); a
 production server never has them.
 
 - ``POST /api/test/rooms``: a room with a stacked deck, a seed, chosen timing and referee;
-- ``POST /api/test/rooms/{code}/run``: play that room's game on a :class:`HandClock`.
+- ``POST /api/test/rooms/{code}/run``: play that room's game on a :class:`HandClock`;
+- ``POST /api/test/practice``: the timers of the practice rooms made from now on
+  (a browser test plays the real practice game at a quicker pace).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import fields
+from dataclasses import asdict, fields, replace
 from typing import Any, Final, Literal
 
 from fastapi import APIRouter
@@ -18,11 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from slapjack.core import SlapjackError, parse_deck
 from slapjack.protocol import CreateRoom
+from slapjack.store import StaleOwner
 
 from ..referee import RefereeFactory, TrustingReferee, referee_factory
 from ..room import RoomSetup, RoomTiming
 from .context import Ctx, error
-from .rooms import create_room
+from .practice import practice_timing
+from .rooms import RETRY, create_room
 
 ENV: Final = "SLAPJACK_TEST_HOOKS"
 """``SLAPJACK_TEST_HOOKS=1``: a ``slapjack serve`` started by a test mounts these routes."""
@@ -77,6 +81,12 @@ async def test_room(ctx: Ctx, body: TestRoom) -> dict[str, str] | JSONResponse:
     room = create_room(ctx, body.create, setup, timing, ref, code)
     if isinstance(room, JSONResponse):
         return room
+    try:
+        # answered once the room is stored, as POST /api/rooms is: a server
+        # killed right after the answer keeps the room (the soak's restarts)
+        await room.call(lambda: None)
+    except StaleOwner as exc:
+        return error(503, "room_moving", exc.message, RETRY)
     return {"code": room.code, "url": f"/r/{room.code}"}
 
 
@@ -105,3 +115,28 @@ async def run_room(ctx: Ctx, code: str, steps: int = 100_000) -> dict[str, Any] 
         await room.call(lambda: None)  # the finished game is being stored
         await asyncio.sleep(0.001)
     return {"status": room.status, "game_id": room.last_game_id}
+
+
+class TestPractice(BaseModel):
+    """``POST /api/test/practice``: ``RoomTiming`` fields that practice rooms
+    made from now on get instead of their own; ``{}`` restores the real ones."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    timing: dict[str, float] = Field(default_factory=dict)
+
+
+@router.post("/practice", response_model=None)
+async def test_practice(ctx: Ctx, body: TestPractice) -> dict[str, Any] | JSONResponse:
+    """Set the practice rooms' timers; answers with the timing they will get."""
+    names = {f.name for f in fields(RoomTiming)} - {"cover_level"}
+    unknown = sorted(set(body.timing) - names)
+    if unknown:
+        return error(422, "bad_request", f"unknown timing {unknown[0]!r}")
+    timing = replace(practice_timing(ctx.lobby.timing), **body.timing)
+    try:
+        timing.live(CreateRoom())  # the live table's checks: finite, not negative
+    except SlapjackError as exc:
+        return error(422, "bad_request", exc.message)
+    ctx.practice_timing = dict(body.timing)
+    return {"timing": asdict(timing)}
