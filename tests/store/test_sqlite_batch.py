@@ -368,3 +368,56 @@ async def test_loop_commits_need_no_writer_task_and_close_writes_what_is_queued(
         assert list((await reopened.load_room("FL")).actions) == acts
     finally:
         await reopened.close()
+
+
+async def grow_wal(path: Path, monkeypatch: pytest.MonkeyPatch, limit: int) -> tuple[int, int]:
+    """20 rooms appending 40 actions each at once, a checkpoint every 5
+    commits: the WAL's biggest size, and how often it was reset at ``limit``;
+    every append is there afterwards."""
+    import slapjack.store.sqlite as sq
+
+    monkeypatch.setattr(sq, "CHECKPOINT_EVERY", 5)
+    monkeypatch.setattr(sq, "WAL_LIMIT_BYTES", limit)
+    store = await SqliteStore.open(path)
+    table, _ = play(8)
+    acts = actions_of(table)
+    rooms = [f"G{i}" for i in range(20)]
+    n = 40
+    biggest = 0
+    try:
+        for code in rooms:
+            await store.create_room(code, SETTINGS, header_of(table))
+
+        async def room(code: str) -> None:
+            nonlocal biggest
+            for i in range(n):
+                action = acts[i % len(acts)] | {"n": i, "pad": "x" * 400}
+                await store.append_action(code, i, action)
+                biggest = max(biggest, store._wal_size())
+
+        await asyncio.gather(*(room(code) for code in rooms))
+        if store._checkpoint is not None:
+            await store._checkpoint
+        truncations = store.wal_truncations
+    finally:
+        await store.close()
+    reopened = await SqliteStore.open(path)
+    try:
+        for code in rooms:
+            loaded = (await reopened.load_room(code)).actions
+            assert [a["n"] for a in loaded] == list(range(n))
+    finally:
+        await reopened.close()
+    return biggest, truncations
+
+
+async def test_a_wal_grown_past_its_limit_is_reset_under_a_steady_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commits that never stop keep the checkpoints beside the writer from
+    resetting the WAL; past WAL_LIMIT_BYTES a checkpoint under the store's lock
+    empties it (the same load without a limit grows it much further)."""
+    unbounded, none = await grow_wal(tmp_path / "free.sqlite3", monkeypatch, 1 << 40)
+    bounded, truncations = await grow_wal(tmp_path / "capped.sqlite3", monkeypatch, 64 * 1024)
+    assert none == 0 and truncations >= 1, (none, truncations)
+    assert bounded < unbounded / 2, (bounded, unbounded)
