@@ -835,6 +835,9 @@ function flip() {
   if (state.flipSent === flipId) return;
   state.flipSent = flipId;
   state.conn.act("flip", { flip_id: flipId });
+  // Sent; now the last update's rest, if its frame has not come yet (it would
+  // start this turn's timer again), then nothing left moving.
+  flushRest();
   if (state.table) state.table.settle();
 }
 
