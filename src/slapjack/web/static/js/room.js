@@ -234,7 +234,7 @@ function onError(msg) {
 }
 
 function onUpdate(msg) {
-  flushRest(); // first what is left of the last update, if its card is not painted yet
+  flushRest(); // the last update's rest first, if its card's frame has not come yet
   const prev = state.view;
   const view = msg.view;
   const room = roomState(msg.room, view, state.info);
@@ -835,8 +835,8 @@ function flip() {
   if (state.flipSent === flipId) return;
   state.flipSent = flipId;
   state.conn.act("flip", { flip_id: flipId });
-  // Sent; now what is left of the last update, if it waits for a frame (it
-  // would start the timer of this turn again), then nothing left moving.
+  // Sent; now the last update's rest, if its frame has not come yet (it would
+  // start this turn's timer again), then nothing left moving.
   flushRest();
   if (state.table) state.table.settle();
 }
