@@ -39,10 +39,8 @@ def join(page: Any, code: str, name: str) -> None:
     page.locator("#table .seat").nth(1).wait_for()
 
 
-def test_on_your_turn_nothing_needs_a_frame_every_16_ms(server: Server, pages: Pages) -> None:
-    """Your turn, with a turn timer: the timer bar counts down in steps set by
-    a timer (no animation), the glow on your stack waits before it breathes,
-    nothing else runs."""
+def my_turn_against_a_bot(server: Server, pages: Pages) -> Any:
+    """A page seated against one beginner bot, with an 8 s turn timer, on my turn."""
     code = server.hook_room(
         {"seats": 2, "bots": {"1": "beginner"}, "public": False},
         timing={"turn_ms": 8000.0},
@@ -50,6 +48,14 @@ def test_on_your_turn_nothing_needs_a_frame_every_16_ms(server: Server, pages: P
     page = pages.page()
     join(page, code, "Ivo")
     wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    return page
+
+
+def test_on_your_turn_nothing_needs_a_frame_every_16_ms(server: Server, pages: Pages) -> None:
+    """Your turn, with a turn timer: the timer bar counts down in steps set by
+    a timer (no animation), the glow on your stack waits before it breathes,
+    nothing else runs."""
+    page = my_turn_against_a_bot(server, pages)
     page.wait_for_timeout(400)  # the first card movements are over
     bar = "() => getComputedStyle(document.querySelector('#table .seat.me .seat-timer .bar')).transform"
     first = page.evaluate(bar)
@@ -71,13 +77,7 @@ def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) ->
     """The bot's card is still flying to the pile when you flip: it lands at
     once (its animation finished), the turn timer holds still, and your flip
     is sent."""
-    code = server.hook_room(
-        {"seats": 2, "bots": {"1": "beginner"}, "public": False},
-        timing={"turn_ms": 8000.0},
-    )
-    page = pages.page()
-    join(page, code, "Ivo")
-    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    page = my_turn_against_a_bot(server, pages)
     page.keyboard.press("Space")
     # In the page: the moment the bot's card is drawn (it is my turn again and
     # the new top card has begun its flight), press Space; then look.
