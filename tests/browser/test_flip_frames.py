@@ -103,3 +103,39 @@ def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) ->
     )
     assert seen["before"] >= 1 and seen["after"] == 0 and seen["ticking"] == 0, seen
     wait_for(lambda: (table_state(page)["flip"] or 0) > seen["flip"], timeout=10)
+
+
+# Every batch the warm-up draws: each face's class and whether it lies inside
+# the warm-up's clip (a face outside it is never painted, so its SVG is laid
+# out only in the frame that first shows the card).
+WARM_WATCHER = """
+window.__warm = [];
+new MutationObserver(() => {
+  const box = document.querySelector("#table .face-warmup");
+  if (!box) return;
+  const clip = box.getBoundingClientRect();
+  for (const el of box.children) {
+    const r = el.getBoundingClientRect();
+    const inside = r.left < clip.right && r.right > clip.left && r.top < clip.bottom && r.bottom > clip.top;
+    window.__warm.push({ face: el.className, inside, w: r.width });
+  }
+}).observe(document, { subtree: true, childList: true });
+"""
+
+
+def test_the_warm_up_paints_every_face(server: Server, pages: Pages) -> None:
+    """Before the cards are needed, each of the 52 faces is drawn once at a
+    card's size inside the warm-up's 1 px clip (where it is painted, its SVG
+    parsed and laid out), not beside it."""
+    ctx = pages.context()
+    ctx.add_init_script(WARM_WATCHER)
+    page = pages.page(ctx)
+    code = server.hook_room({"seats": 2, "bots": {"1": "beginner"}, "public": False})
+    join(page, code, "Ivo")
+    wait_for(lambda: len({w["face"] for w in page.evaluate("window.__warm")}) >= 52, timeout=20)
+    seen = page.evaluate("window.__warm")
+    faces = {w["face"] for w in seen}
+    assert len(faces) == 52, sorted(faces)
+    outside = sorted({w["face"] for w in seen if not w["inside"]})
+    assert not outside, outside
+    assert all(w["w"] > 20 for w in seen), seen  # a card's size, not a dot
