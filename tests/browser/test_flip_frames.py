@@ -79,6 +79,7 @@ def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) ->
     is sent."""
     page = my_turn_against_a_bot(server, pages)
     page.keyboard.press("Space")
+    wait_for(lambda: not table_state(page)["myTurn"], timeout=10)  # my card is down
     # In the page: the moment the bot's card is drawn (it is my turn again and
     # the new top card has begun its flight), press Space; then look.
     seen = page.evaluate(
@@ -87,8 +88,11 @@ def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) ->
           const start = Number(table.dataset.flip);
           const check = () => {
             const top = document.querySelector("#table .pile .card.top");
-            const mine = document.getElementById("my-stack").classList.contains("turn");
-            if (Number(table.dataset.flip) <= start + 1 || !mine || !top) return;
+            // My turn by the table state (the page may draw the card a
+            // frame before the controls that say so).
+            const me = document.querySelector("#table .seat.me");
+            const mine = !!me && table.dataset.turn === me.dataset.seat;
+            if (Number(table.dataset.flip) <= start || !mine || !top) return;
             const before = top.getAnimations().filter((a) => a.playState === "running").length;
             if (!before) return;
             obs.disconnect();
@@ -99,6 +103,7 @@ def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) ->
           };
           const obs = new MutationObserver(check);
           obs.observe(table, { subtree: true, childList: true, attributes: true });
+          check();
         })"""
     )
     assert seen["before"] >= 1 and seen["after"] == 0 and seen["ticking"] == 0, seen

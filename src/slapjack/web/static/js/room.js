@@ -45,6 +45,7 @@ const code = decodeURIComponent(location.pathname.split("/")[2] || "").toUpperCa
 const params = new URLSearchParams(location.search);
 
 const state = {
+  rest: null, // what is left of an update drawn card first, for after its frame (onUpdate)
   info: null, // RoomInfo
   seat: null, // our seat, null when watching
   token: null,
@@ -233,6 +234,7 @@ function onError(msg) {
 }
 
 function onUpdate(msg) {
+  flushRest(); // the last update's rest first, if its card's frame has not come yet
   const prev = state.view;
   const view = msg.view;
   const room = roomState(msg.room, view, state.info);
@@ -263,16 +265,56 @@ function onUpdate(msg) {
   if (view) {
     for (const ev of msg.events || []) handleEvent(ev, view);
   }
+  if (cardOnly(msg, prev)) {
+    // A plain flip: the card now, everything else after the frame that shows
+    // it (the seats' counts, the controls, the side panel: one frame later).
+    // The page's work for the update was what kept the card from the screen
+    // (docs/benchmarks.md, "Nothing moves while you flip").
+    state.table.renderCard(view);
+    stampCard(msg, view, prev);
+    state.rest = () => {
+      renderAll();
+      afterUpdate(msg, view, room);
+    };
+    afterPaint(flushRest);
+    return;
+  }
   renderAll();
-  if (room.resume_in_ms) showResume(performance.now() + room.resume_in_ms);
+  stampCard(msg, view, prev);
+  afterUpdate(msg, view, room);
+}
+
+/** The rest of an update drawn card first (see onUpdate), now. */
+function flushRest() {
+  const rest = state.rest;
+  state.rest = null;
+  if (rest) rest();
+}
+
+/** Is ``msg`` a plain flip in a game under way (one card more, nothing else)? */
+function cardOnly(msg, prev) {
+  const view = msg.view;
+  const events = msg.events || [];
+  if (!view || !prev || view.over || !state.table || state.table.n !== view.players.length) return false;
+  if (events.length !== 1 || events[0].type !== "flipped") return false;
+  const status = (state.room && state.room.status) || (state.info && state.info.status);
+  return status !== "waiting" && status !== "closed";
+}
+
+/** The card (or its reslap cue) is in the DOM now: stamp it after it is painted. */
+function stampCard(msg, view, prev) {
   if (view && view.centre_top.length) {
     const flipId = view.flip_id ?? view.flips;
     const tied = (msg.events || []).some((ev) => ev.type === "race_tied");
     if (tied) state.round += 1;
     if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
-    // The card (or its reslap cue) is in the DOM now; stamp after it is painted.
     state.clock.cardDrawn(flipId, state.round);
   }
+}
+
+/** What an update does after it is drawn. */
+function afterUpdate(msg, view, room) {
+  if (room.resume_in_ms) showResume(performance.now() + room.resume_in_ms);
   if (view && view.over) flushLog(); // the end screen: the whole log at once
   if (state.coach) state.coach.update(msg, view);
   if (view && state.rematchWhenOver && view.over) {
@@ -793,6 +835,9 @@ function flip() {
   if (state.flipSent === flipId) return;
   state.flipSent = flipId;
   state.conn.act("flip", { flip_id: flipId });
+  // Sent; now the last update's rest, if its frame has not come yet (it would
+  // start this turn's timer again), then nothing left moving.
+  flushRest();
   if (state.table) state.table.settle();
 }
 

@@ -474,6 +474,19 @@ export class TableView {
     };
   }
 
+  /** Draw only the pile of ``view`` (and the table's state attributes): a new
+   * card, drawn before the rest of the update so that the frame that shows it
+   * carries nothing else. ``render`` draws the rest (and the pile again: no
+   * change then). The seats must be built (``view`` has as many as before). */
+  renderCard(view) {
+    this.view = view;
+    if (!this.warmRun) this.warmFaces();
+    this.el.dataset.flip = String(view.flip_id ?? view.flips);
+    this.el.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
+    this.el.dataset.over = String(!!view.over);
+    this.renderPile(view);
+  }
+
   /** Draw ``view``; ``room`` carries timers and connection states (may be null). */
   render(view, room = null) {
     this.view = view;
