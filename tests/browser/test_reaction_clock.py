@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Pages, serve_process, table_state, wait_for
+from .conftest import Pages, Server, open_page, serve_process, table_state, wait_for
 from .test_game_feel import deck_with
 
 pytestmark = pytest.mark.browser
@@ -64,11 +64,11 @@ WATCH_RESUME = """(() => {
         if (!held || window.__wentOn !== null) return;
         window.__wentOn = performance.now();
         setTimeout(() => document.dispatchEvent(
-          new KeyboardEvent('keydown', {key: 'j', code: 'KeyJ', bubbles: true})), %d);
+          new KeyboardEvent('keydown', {key: 'j', code: 'KeyJ', bubbles: true})), SLAP_AFTER_MS);
       });
     }
   };
-})();""" % SLAP_AFTER_MS
+})();""".replace("SLAP_AFTER_MS", str(SLAP_AFTER_MS))
 
 
 def join(page: Any, code: str, name: str) -> None:
@@ -92,7 +92,9 @@ def test_a_race_resumed_after_a_restart_is_timed_from_when_it_goes_on(
         pages = Pages(browser, first.url)
         pages.allow("WebSocket")  # the console's note of the dropped connection
         pages.allow("Failed to load resource")
-        code = first.hook_room({"seats": 2, "public": False}, deck=deck_with({0: "JS"}), timing=timing)
+        code = first.hook_room(
+            {"seats": 2, "public": False}, deck=deck_with({0: "JS"}), timing=timing
+        )
         page = pages.page()
         other = pages.page()
         page.add_init_script(WATCH_RESUME)
@@ -128,3 +130,50 @@ def test_a_race_resumed_after_a_restart_is_timed_from_when_it_goes_on(
         assert not pages.unexpected_errors(), pages.unexpected_errors()
         for ctx in pages.contexts:
             ctx.close()
+
+
+def test_the_clock_stamps_a_held_card_afresh_when_the_game_goes_on(
+    server: Server, pages: Pages
+) -> None:
+    """The class itself: a card drawn while the game stands still is not
+    slappable and not stamped; when the game goes on with the same flip id and
+    round it is stamped then; a plain repeat (a reconnect, an unrelated update)
+    keeps the stamp; a frame of a stamp begun before the hold stamps nothing."""
+    page = pages.page()
+    open_page(page, "/rules")
+    out = page.evaluate(
+        """async () => {
+          const { ReactionClock } = await import('/static/js/connection.js');
+          const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 30)));
+          const clock = new ReactionClock();
+          clock.cardDrawn(7);
+          await frame();
+          const first = clock.shownAt;
+          clock.cardDrawn(7);  // an update on the same card: the same stamp
+          const same = clock.shownAt;
+          clock.cardDrawn(7, 0, { held: true });  // the server went away and is counting down
+          const heldFields = clock.slapFields(performance.now());
+          await frame();
+          const heldShown = clock.shownAt;
+          await new Promise((r) => setTimeout(r, 200));
+          const wentOn = performance.now();
+          clock.cardDrawn(7, 0);  // it goes on: the same card, flip id and round
+          await frame();
+          const again = clock.shownAt;
+          const fields = clock.slapFields(again + 250);
+          // a stamp begun, then a hold before its frame: the old frame stamps nothing
+          clock.cardDrawn(8);
+          clock.cardDrawn(8, 0, { held: true });
+          await frame();
+          const racedShown = clock.shownAt;
+          return { first, same, heldFields, heldShown, wentOn, again, fields, racedShown };
+        }"""
+    )
+    assert out["first"] is not None and out["same"] == out["first"]
+    assert out["heldFields"] is None  # no slap while the game stands still
+    assert out["heldShown"] is None
+    assert out["again"] > out["wentOn"] > out["first"]
+    fields = out["fields"]
+    assert fields["flip_id"] == 7 and fields["shown_at"] == out["again"]
+    assert fields["reaction_ms"] == pytest.approx(250, abs=0.01)
+    assert out["racedShown"] is None
