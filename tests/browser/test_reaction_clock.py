@@ -81,9 +81,13 @@ def test_a_race_resumed_after_a_restart_is_timed_from_when_it_goes_on(
     browser: Any, tmp_path: Path
 ) -> None:
     """I flip a Jack; the server dies while its race is open and comes back;
-    the game counts down and goes on with the same Jack. I slap 300 ms after
+    the game counts down and goes on with the same Jack (a press during the
+    countdown sends nothing and does not use up my slap). I slap 300 ms after
     it goes on: the page claims about 300 ms, not the seconds since the Jack
-    was first shown, and the referee ranks me by that."""
+    was first shown, and the referee ranks me by that.
+
+    (Needs room.js to pass ``held`` to ``ReactionClock.cardDrawn``: see the
+    report of issue 12's clock fix.)"""
     port = free_port()
     # The other seat is a person who never slaps: the race stays open (a long
     # race timeout) across the restart, and it is mine whatever the load.
@@ -112,21 +116,28 @@ def test_a_race_resumed_after_a_restart_is_timed_from_when_it_goes_on(
         status = page.locator("#status")
         wait_for(lambda: "goes on in" in (status.text_content() or ""), timeout=30)
         assert table_state(page)["top"] == "JS"
+        # A press during the countdown sends nothing (the server would refuse
+        # it, and the page would count it as its one slap on this card).
+        page.keyboard.press("j")
+        page.wait_for_timeout(100)
+        if page.evaluate("window.__wentOn") is None:
+            assert page.evaluate("window.__slaps") == []
         wait_for(lambda: page.evaluate("window.__wentOn") is not None, timeout=30)
         wait_for(lambda: bool(page.evaluate("window.__slaps.length")), timeout=10)
         slaps = page.evaluate("window.__slaps")
         assert len(slaps) == 1, slaps
         slap = slaps[0]
         went_on = float(page.evaluate("window.__wentOn"))
-        assert slap["input_at"] - went_on == pytest.approx(SLAP_AFTER_MS, abs=250), slap
+        assert slap["input_at"] - went_on >= SLAP_AFTER_MS - 2, slap
         # The card counts as shown when the game went on (the update that
-        # said so), not before.
+        # said so), not before. (A stamp from before the restart is older
+        # than the countdown: the bounds below leave room for a loaded machine.)
         assert slap["shown_at"] >= went_on, (slap, went_on)
-        assert slap["reaction_ms"] < SLAP_AFTER_MS + 300, slap
+        assert slap["reaction_ms"] < RESUME_MS, slap
         mine = page.locator("#my-result")
         wait_for(lambda: "quickest" in mine.inner_text(), timeout=10)
         ranked = [int(ms) for ms in re.findall(r"(\d+) ms", mine.inner_text())]
-        assert ranked and ranked[0] < SLAP_AFTER_MS + 300, mine.inner_text()
+        assert ranked and ranked[0] < RESUME_MS, mine.inner_text()
         assert not pages.unexpected_errors(), pages.unexpected_errors()
         for ctx in pages.contexts:
             ctx.close()
