@@ -23,6 +23,13 @@ The method (``docs/fairness.md`` explains it at length):
   typical rather than the worst round trip of its measured network.
 * A claim below the anticipation floor (default 100 ms) is a false start: it
   is ranked after every real reaction.
+* A stamped claim longer than the card has been out (``arrival - first send``,
+  plus :data:`STALE_SLACK_MS`) is no reaction but a stamp older than the card:
+  a page that kept its stamp of the card over a restart of the server, whose
+  rebuilt game counts the card as shown again when it goes on (issue 12). It
+  is replaced by ``elapsed`` less the seat's fastest round trip (so never
+  better than an honest stamp of the same slap would be), and the referee
+  learns nothing from it.
 * The race waits until no seat that has not slapped yet could still beat the
   best bounded reaction: ``max(send + U)`` over those seats plus the best
   reaction, capped.
@@ -62,6 +69,10 @@ _KERNEL_HISTORY: Final = 16
 _DETAILS: Final = 64
 """How many judged slaps a referee keeps for logs and tests (the last 16 races of four)."""
 _SLAP_HISTORY: Final = max(FairConfig().suspect_window, FairConfig().shift_window)
+STALE_SLACK_MS: Final = 50.0
+"""How much longer than the card has been out a stamped claim may be before it
+counts as stale (an honest one is shorter by the wire time; this is room for
+clock rates and rounding only)."""
 
 
 @dataclass(slots=True)
@@ -72,6 +83,8 @@ class SeatTiming:
     sync: ClockSync
     sent: dict[int, float] = field(default_factory=dict)
     """When the latest cards were sent to the seat, by flip id (oldest first)."""
+    first_sent: dict[int, float] = field(default_factory=dict)
+    """When each card of :attr:`sent` was first sent (a reslap cue sends it again)."""
     wires: Recent = field(default_factory=lambda: Recent(_SLAP_HISTORY))
     """Implied wire times (elapsed − claimed) of recent slaps."""
     held: bool = False
@@ -166,10 +179,13 @@ class FairReferee:
         state.kernel.append(float(srtt_ms))
 
     def on_card_sent(self, seat: int, flip_id: int, now_ms: float) -> None:
-        sent = self.seat(seat).sent
+        state = self.seat(seat)
+        sent, first = state.sent, state.first_sent
         sent.pop(flip_id, None)  # (to the end: the latest)
         sent[flip_id] = float(now_ms)
+        first.setdefault(flip_id, float(now_ms))
         while len(sent) > _SENT_HISTORY:
+            first.pop(next(iter(sent)), None)
             del sent[next(iter(sent))]
         if self._race_flip != flip_id or seat in self._race_slapped:
             # a new card, or a fresh cue for a reslap round: a new race
@@ -186,7 +202,7 @@ class FairReferee:
         fresh = self._fresh()
         fresh.held, fresh.reason, fresh.first_held = old.held, old.reason, old.first_held
         fresh.strikes, fresh.evidence = old.strikes, old.evidence
-        fresh.sent = old.sent
+        fresh.sent, fresh.first_sent = old.sent, old.first_sent
         self.seats[seat] = fresh
 
     # ------------------------------------------------------------- the bound
@@ -265,8 +281,13 @@ class FairReferee:
             bounded = claimed
         else:
             elapsed = now_ms - sent
+            out = now_ms - state.first_sent.get(flip_id, sent)
+            stale = stamped is not None and claimed > out + STALE_SLACK_MS
+            if stale:  # longer than the card has been out: an old stamp, not a reaction
+                claimed = max(0.0, elapsed - min(self._least_wire(state), allowance))
             bounded = max(claimed, elapsed - allowance)
-            self._learn(state, elapsed - claimed, shown_at, input_at, sent, now_ms)
+            if not stale:
+                self._learn(state, elapsed - claimed, shown_at, input_at, sent, now_ms)
         raised = bounded > claimed
         false_start = claimed < cfg.floor_ms
         state.slaps += 1
@@ -285,6 +306,19 @@ class FairReferee:
         )
         self.details.append(detail)
         return detail
+
+    @staticmethod
+    def _least_wire(state: SeatTiming) -> float:
+        """The least wire time a slap of this seat takes (its fastest ping; else
+        the kernel's fastest round trip; else 0): what a slap whose stamps are
+        stale is charged for its wire (an honest slap's is at least that)."""
+        prof = state.sync.profile()
+        if prof is not None:
+            return prof.rtt_min
+        transport = state.sync.transport
+        if transport is not None and transport.min_rtt_ms is not None:
+            return transport.min_rtt_ms
+        return 0.0
 
     def _learn(
         self,

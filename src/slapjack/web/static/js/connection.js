@@ -130,41 +130,65 @@ export class Connection {
 }
 
 /**
- * When was the current top card shown? ``cardDrawn(flipId)`` is called right
- * after the DOM shows a new card; the stamp is taken after the frame that
- * paints it (requestAnimationFrame, then a macrotask after the paint).
+ * When was the current top card shown? ``cardDrawn(flipId, round)`` is called
+ * right after the DOM shows a new card; the stamp is taken after the frame
+ * that paints it (requestAnimationFrame, then a macrotask after the paint).
+ *
+ * A card counts as shown once per (flip id, reslap round), and once more each
+ * time the game goes on after standing still with it: a game rebuilt after a
+ * restart or a takeover (``timers.resume``, see docs/protocol.md) keeps its
+ * card, flip id and round, but the server counts the card as shown again when
+ * the countdown ends. Call ``cardDrawn(flipId, round, { held: true })`` for
+ * every update while the game stands still: no slap then, and the first call
+ * without ``held`` stamps the card afresh. (Without this the page kept its
+ * stamp from before the server went away, and the outage and the countdown
+ * were added to the next reaction: issue 12.)
  */
 export class ReactionClock {
   constructor() {
     this.flipId = null;
     this.round = 0;
+    this.held = false;
     this.shownAt = null;
     this.receivedAt = null;
+    this.cue = 0; // one more for every stamp begun (a late frame of an old one is ignored)
   }
 
-  /** A new card (or a new reslap round on it) is in the DOM now. */
-  cardDrawn(flipId, round = 0) {
-    if (this.flipId === flipId && this.round === round) return;
+  /** A new card (or a new reslap round on it) is in the DOM now; ``held``: the
+   * game stands still (it counts down to ``timers.resume``), the card cannot
+   * be slapped yet. */
+  cardDrawn(flipId, round = 0, { held = false } = {}) {
+    if (held) {
+      this.flipId = flipId;
+      this.round = round;
+      this.held = true;
+      this.shownAt = null;
+      this.receivedAt = null;
+      this.cue += 1;
+      return;
+    }
+    if (!this.held && this.flipId === flipId && this.round === round) return;
     this.flipId = flipId;
     this.round = round;
+    this.held = false;
     this.shownAt = null;
     this.receivedAt = performance.now();
+    const cue = ++this.cue;
     requestAnimationFrame(() =>
       setTimeout(() => {
-        if (this.flipId === flipId && this.round === round && this.shownAt === null) {
-          this.shownAt = performance.now();
-        }
+        if (this.cue === cue && this.shownAt === null) this.shownAt = performance.now();
       }, 0),
     );
   }
 
   /**
    * The slap fields for an input event at ``inputAt`` (its timeStamp), or
-   * null if no card is showing. If the frame has not been painted yet (a
-   * hidden tab), the card counts as shown when it arrived.
+   * null if no card is showing (or the game stands still). If the frame has
+   * not been painted yet (a hidden tab), the card counts as shown when it
+   * arrived.
    */
   slapFields(inputAt) {
-    if (this.flipId === null) return null;
+    if (this.flipId === null || this.held) return null;
     const shownAt = this.shownAt ?? this.receivedAt;
     const reaction = Math.max(0, inputAt - shownAt);
     return {
