@@ -332,7 +332,7 @@ function onUpdate(msg) {
     const flipId = view.flip_id ?? view.flips;
     if ((msg.events || []).some((ev) => ev.type === "race_tied")) state.round += 1;
     if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
-    state.clock.cardDrawn(flipId, state.round);
+    state.clock.cardDrawn(flipId, state.round, { held: room.resume_in_ms !== null });
   }
   document.dispatchEvent(new CustomEvent("sj:rendered", { detail: { seq: msg.seq } }));
 }

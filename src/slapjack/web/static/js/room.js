@@ -234,7 +234,7 @@ function onError(msg) {
 }
 
 function onUpdate(msg) {
-  flushRest(); // the last update's rest first, if its card's frame has not come yet
+  flushRest(); // the rest of the last update first, if the frame of its card has not come yet
   const prev = state.view;
   const view = msg.view;
   const room = roomState(msg.room, view, state.info);
@@ -267,11 +267,11 @@ function onUpdate(msg) {
   }
   if (cardOnly(msg, prev)) {
     // A plain flip: the card now, everything else after the frame that shows
-    // it (the seats' counts, the controls, the side panel: one frame later).
-    // The page's work for the update was what kept the card from the screen
+    // it (the counts of the seats, the controls, the side panel: one frame
+    // later). The work of the page for the update kept the card from the screen
     // (docs/benchmarks.md, "Nothing moves while you flip").
     state.table.renderCard(view);
-    stampCard(msg, view, prev);
+    stampCard(msg, view, prev, room);
     state.rest = () => {
       renderAll();
       afterUpdate(msg, view, room);
@@ -280,7 +280,7 @@ function onUpdate(msg) {
     return;
   }
   renderAll();
-  stampCard(msg, view, prev);
+  stampCard(msg, view, prev, room);
   afterUpdate(msg, view, room);
 }
 
@@ -302,13 +302,15 @@ function cardOnly(msg, prev) {
 }
 
 /** The card (or its reslap cue) is in the DOM now: stamp it after it is painted. */
-function stampCard(msg, view, prev) {
+function stampCard(msg, view, prev, room) {
   if (view && view.centre_top.length) {
     const flipId = view.flip_id ?? view.flips;
     const tied = (msg.events || []).some((ev) => ev.type === "race_tied");
     if (tied) state.round += 1;
     if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
-    state.clock.cardDrawn(flipId, state.round);
+    // A rebuilt game counting down (timers.resume) holds its card: no slap
+    // until it goes on, then the card is stamped afresh (connection.js).
+    state.clock.cardDrawn(flipId, state.round, { held: room.resume_in_ms !== null });
   }
 }
 
@@ -835,7 +837,7 @@ function flip() {
   if (state.flipSent === flipId) return;
   state.flipSent = flipId;
   state.conn.act("flip", { flip_id: flipId });
-  // Sent; now the last update's rest, if its frame has not come yet (it would
+  // Sent; now the rest of the last update, if its frame has not come yet (it would
   // start this turn's timer again), then nothing left moving.
   flushRest();
   if (state.table) state.table.settle();
