@@ -47,8 +47,16 @@ class FedApp(BaseApp):
         self.push_screen(OnlineScreen(self.game, self.lang, tick_s=0))
 
 
-def room(status: str = "playing", rematch: tuple[int, ...] = (), names: Any = NAMES) -> Any:
-    timers = dict.fromkeys(("start", "turn", "race", "deadlock", "time_limit"))
+def room(
+    status: str = "playing",
+    rematch: tuple[int, ...] = (),
+    names: Any = NAMES,
+    resume: float | None = None,
+) -> Any:
+    timers: dict[str, float | None] = dict.fromkeys(
+        ("start", "turn", "race", "deadlock", "time_limit")
+    )
+    timers["resume"] = resume
     return {
         "code": TARGET.code,
         "status": status,
@@ -214,3 +222,33 @@ def test_online_results_german(snap_compare: Any) -> None:
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_online_lobby(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(FedApp(), terminal_size=size, run_before=lobby)
+
+
+def test_a_card_held_by_a_rebuilt_game_is_timed_from_when_it_goes_on() -> None:
+    """The server restarted with the J♠ on the pile: its rebuilt game counts
+    down (``timers.resume``) and then goes on with the same card and flip id.
+    A slap during the countdown sends nothing; after it, the reaction counts
+    from the card shown again, not from the stamp before the restart (the
+    outage and the countdown would be added to it: issue 12)."""
+    now = [1000.0]
+    game = RemoteGame(code=TARGET.code, name="Anna", seat=0, clock_ms=lambda: now[0])
+    sent: list[tuple[str, dict[str, Any]]] = []
+    game.send = lambda kind, **fields: bool(sent.append((kind, fields))) or True
+    game.on_status("open", {})
+    table = new_table()
+    welcome(game)
+    update(game, table, [])
+    for seat in range(3):
+        update(game, table, table.flip(seat, seat + 1))
+    game.shown(game.cue)  # the J♠ painted at 1000
+    now[0] = 6000.0  # the server went away; its rebuilt game counts down
+    update(game, table, [], resume=2000.0)
+    assert game.slap(6100.0) is None
+    now[0] = 8000.0
+    update(game, table, [])  # it goes on
+    game.shown(game.cue)
+    now[0] = 8400.0
+    fields = game.slap(8300.0)
+    assert fields is not None
+    assert fields["shown_at"] == 8000.0 and fields["reaction_ms"] == 300.0
+    assert [kind for kind, _ in sent] == ["slap"]

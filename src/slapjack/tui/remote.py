@@ -215,6 +215,7 @@ class RemoteGame:
         self._absorb(events)
         if unknown:
             self._note("online.unknown_events", count=unknown)
+        held = self.resume_at is not None  # the game stood still (a rebuilt game counting down)
         self._timers(room, received)
         if view is not None and view.centre_top:
             flip_id = view.flips
@@ -224,6 +225,11 @@ class RemoteGame:
                 self._next_cue()
             elif any(isinstance(e, RaceTied) for e in events):
                 self._round += 1  # a reslap round: reactions count from its cue
+                self._next_cue()
+            elif held and self.resume_at is None:
+                # A game rebuilt after a restart or a takeover goes on with
+                # the same card: the server counts it as shown again now, so
+                # reactions count from this cue, not the stamp from before.
                 self._next_cue()
         if self.notice is not None and self.notice.key == "online.reconnecting":
             self.notice = None
@@ -323,6 +329,8 @@ class RemoteGame:
             return None
         if not view.centre_top or view.out[self.seat] or self._shown_at is None:
             return None
+        if self.resume_at is not None:
+            return None  # the game stands still until it goes on (timers.resume)
         if view.reslap_among is not None and self.seat not in view.reslap_among:
             return None
         key = (view.flips, self._round)
