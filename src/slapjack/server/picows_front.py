@@ -82,6 +82,7 @@ class _PicowsLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         self.info(msg, *args, **kwargs)
 
 
+_UVICORN_LOG: Final = logging.getLogger("uvicorn.error")
 _LOG: Final = _PicowsLog(logging.getLogger("slapjack.server.picows"), {})
 
 
@@ -220,11 +221,8 @@ class PicowsFront(WSListener):  # type: ignore[misc]
         keys = [v for n, v in pairs if n == b"sec-websocket-key"]
         versions = [v for n, v in pairs if n == b"sec-websocket-version"]
         if versions != [b"13"]:
-            self._respond(
-                426,
-                [("Sec-WebSocket-Version", "13")],
-                b"Failed to open a WebSocket connection: unsupported version.\n",
-            )
+            shown = b", ".join(versions).decode("latin-1")
+            self._refuse(400, f"invalid Sec-WebSocket-Version header: {shown}")
             return
         try:
             if len(keys) != 1 or len(base64.b64decode(keys[0], validate=True)) != 16:
@@ -434,7 +432,7 @@ class PicowsFront(WSListener):  # type: ignore[misc]
                 try:
                     text = frame.get_payload_as_utf8_text()
                 except UnicodeDecodeError:
-                    self._fail(1007, "invalid UTF-8")
+                    self._bad_utf8()
                     return
                 if on_text is None or self.queue.qsize() or not on_text(text):
                     self._put({"type": "websocket.receive", "text": text})
@@ -474,7 +472,7 @@ class PicowsFront(WSListener):  # type: ignore[misc]
         try:
             text = data.decode()
         except UnicodeDecodeError:
-            self._fail(1007, "invalid UTF-8")
+            self._bad_utf8()
             return
         if self.close_sent:
             return
@@ -524,6 +522,12 @@ class PicowsFront(WSListener):  # type: ignore[misc]
         self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
         self._send_close(code, reason)
         self.transport.close()
+
+    def _bad_utf8(self) -> None:
+        """A text message that is not UTF-8: 1007, logged as uvicorn logs it (on
+        ``uvicorn.error``, whose filter in :mod:`.app` counts and quiets it)."""
+        _UVICORN_LOG.error("Invalid UTF-8 sequence received from client.")
+        self._fail(1007, "invalid UTF-8")
 
     def _send_close(self, code: int, reason: str) -> None:
         self.close_sent = True
