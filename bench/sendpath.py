@@ -31,6 +31,14 @@ through ``ws.receive()``.
 
     PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --receive --sockets 2000 --rate 5
 
+``--ws picows``: the server's WebSockets are picows' behind uvicorn
+(``slapjack serve --ws picows``, :mod:`slapjack.server.picows_front`), the
+same app and the same fast paths (``direct_writer``, ``inline_frames``);
+``--inline-answers``: the client's answers to the frames sent are read the
+way ``--receive`` reads (``inline_frames``), not through ``ws.receive()``.
+
+    .venv/bin/python bench/sendpath.py --receive --sockets 2000 --rate 5 --ws picows
+
 The server runs under ``taskset -c 0`` and the client under ``taskset -c 1``
 (``--no-pin``: neither).
 """

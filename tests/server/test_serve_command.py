@@ -38,7 +38,9 @@ def test_unknown_websocket_implementation_is_refused(tmp_path: Path) -> None:
         app, ["serve", "--ws", "nope", "--port", "0", "--data-dir", str(tmp_path)]
     )
     assert result.exit_code != 0
-    assert "--ws must be one of auto, websockets-sansio, websockets, wsproto, picows" in result.output
+    assert (
+        "--ws must be one of auto, websockets-sansio, websockets, wsproto, picows" in result.output
+    )
 
 
 def test_the_websocket_implementation_reaches_uvicorn() -> None:
