@@ -55,7 +55,7 @@ from picows import (
     WSUpgradeResponse,
     WSUpgradeResponseWithListener,
 )
-from picows.picows import WSProtocol
+from picows.picows import WSProtocol  # type: ignore[attr-defined]
 from uvicorn.protocols.utils import ClientDisconnected as _Disconnected
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ def _status_response(status: int, headers: list[tuple[str, str]], body: bytes) -
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
-class PicowsFront(WSListener):  # type: ignore[misc]
+class PicowsFront(WSListener):
     """One WebSocket: uvicorn's ``ws`` protocol class until the app accepts,
     then the listener of the picows protocol that took over the transport."""
 
