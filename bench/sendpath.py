@@ -31,14 +31,6 @@ through ``ws.receive()``.
 
     PYTHONPATH=/tmp/before/src .venv/bin/python bench/sendpath.py --receive --sockets 2000 --rate 5
 
-``--ws picows``: the server's WebSockets are picows' behind uvicorn
-(``slapjack serve --ws picows``, :mod:`slapjack.server.picows_front`), the
-same app and the same fast paths (``direct_writer``, ``inline_frames``);
-``--inline-answers``: the client's answers to the frames sent are read the
-way ``--receive`` reads (``inline_frames``), not through ``ws.receive()``.
-
-    .venv/bin/python bench/sendpath.py --receive --sockets 2000 --rate 5 --ws picows
-
 The server runs under ``taskset -c 0`` and the client under ``taskset -c 1``
 (``--no-pin``: neither).
 """
@@ -260,7 +252,7 @@ def serve(args: argparse.Namespace) -> None:
     direct_writer = getattr(sockets, "direct_writer", None)
     conns: list[Conn] = []
     received = [0]
-    result: dict[str, Any] = {"direct": direct_writer is not None, "ws": args.ws}
+    result: dict[str, Any] = {"direct": direct_writer is not None}
     body = '{"type":"update","seq":%d,"pad":"' + "x" * max(0, args.bytes - 40) + '"}'
 
     async def endpoint(ws: WebSocket) -> None:
@@ -270,7 +262,7 @@ def serve(args: argparse.Namespace) -> None:
             conn.direct = direct_writer(ws)
         writer = asyncio.create_task(conn.writer())
         conns.append(conn)
-        if args.receive or args.inline_answers:
+        if args.receive:
             install_inline(sockets, ws, args, received, checked, check)
         try:
             while True:
@@ -345,7 +337,7 @@ def serve(args: argparse.Namespace) -> None:
         server.should_exit = True
 
     app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
-    config = server_config(app, "warning", ws=args.ws)
+    config = server_config(app, "warning")
     config.host, config.port = "127.0.0.1", args.port
     config.lifespan = "off"
     server = uvicorn.Server(config)
@@ -440,17 +432,6 @@ def main() -> None:
         dest="split",
         action="store_false",
         help="--receive: no frame splitter in front of websockets' parser (a tree that has one)",
-    )
-    p.add_argument(
-        "--inline-answers",
-        action="store_true",
-        help="the client's answers go the way of --receive's frames (inline_frames), "
-        "not through ws.receive()",
-    )
-    p.add_argument(
-        "--ws",
-        default="auto",
-        help="the server's --ws (slapjack serve's WS_IMPLEMENTATIONS; picows: picows_front)",
     )
     p.add_argument("--no-pin", dest="pin", action="store_false")
     p.add_argument(

@@ -35,12 +35,10 @@ def test_a_busy_port_is_named(tmp_path: Path) -> None:
 
 def test_unknown_websocket_implementation_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        app, ["serve", "--ws", "nope", "--port", "0", "--data-dir", str(tmp_path)]
+        app, ["serve", "--ws", "picows", "--port", "0", "--data-dir", str(tmp_path)]
     )
     assert result.exit_code != 0
-    assert (
-        "--ws must be one of auto, websockets-sansio, websockets, wsproto, picows" in result.output
-    )
+    assert "--ws must be one of auto, websockets-sansio, websockets, wsproto" in result.output
 
 
 def test_the_websocket_implementation_reaches_uvicorn() -> None:
@@ -55,7 +53,7 @@ def test_the_websocket_implementation_reaches_uvicorn() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # uvicorn deprecates its legacy websockets
             config.load()
-        assert config.ws == ws or ws == "picows"  # picows: its class (picows_front)
+        assert config.ws == ws
         classes.add(config.ws_protocol_class)
     assert len(classes) == len(WS_IMPLEMENTATIONS) - 1  # auto is one of the others
 

@@ -19,10 +19,8 @@ if TYPE_CHECKING:
     import uvicorn
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
-WS_IMPLEMENTATIONS = ("auto", "websockets-sansio", "websockets", "wsproto", "picows")
-"""uvicorn's WebSocket implementations (``--ws``); ``auto`` is its own choice;
-``picows``: uvicorn keeps HTTP and the handshake, picows frames the WebSockets
-(:mod:`slapjack.server.picows_front`)."""
+WS_IMPLEMENTATIONS = ("auto", "websockets-sansio", "websockets", "wsproto")
+"""uvicorn's WebSocket implementations (``--ws``); ``auto`` is its own choice."""
 
 MAX_WS_FRAME = 65536
 """Frames above this are refused by the WebSocket layer itself (close 1009);
@@ -98,14 +96,9 @@ def server_config(
     :data:`WS_IMPLEMENTATIONS`."""
     import uvicorn
 
-    protocol: Any = ws
-    if ws == "picows":
-        from slapjack.server.picows_front import PicowsFront
-
-        protocol = PicowsFront
     return uvicorn.Config(
         app,
-        ws=protocol,
+        ws=ws,
         log_level=log_level.lower(),
         ws_max_size=MAX_WS_FRAME,
         ws_ping_interval=20.0,
@@ -302,15 +295,6 @@ def serve(
         raise CommandError(f"--referee must be one of {', '.join(REFEREES)}, got {referee!r}")
     if ws not in WS_IMPLEMENTATIONS:
         raise CommandError(f"--ws must be one of {', '.join(WS_IMPLEMENTATIONS)}, got {ws!r}")
-    if ws == "picows":
-        try:
-            import picows  # noqa: F401
-        except ImportError:
-            raise CommandError(
-                "--ws picows: picows is not installed (pip install picows)"
-            ) from None
-        if compress:
-            raise CommandError("--ws picows does not offer permessage-deflate: drop --compress")
     if log_level.lower() not in LOG_LEVELS:
         raise CommandError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     logging.basicConfig(

@@ -89,22 +89,10 @@ def _sansio(ws: WebSocket) -> Any:
     return proto if type(proto) is WebSocketsSansIOProtocol else None
 
 
-def _picows(ws: WebSocket) -> Any:
-    """``ws``'s :class:`~.picows_front.PicowsFront` (``serve --ws picows``),
-    or ``None`` under any other WebSocket implementation."""
-    proto = _ws_protocol(ws)
-    if proto is None or type(proto).__name__ != "PicowsFront":
-        return None
-    from .picows_front import PicowsFront
-
-    return proto if type(proto) is PicowsFront else None
-
-
 def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     """A function that writes a text frame onto ``ws`` at once, without a task
     wake-up or the ASGI send path, and says whether it did: under uvicorn's
-    websockets-sansio protocol (the server's default) and under picows
-    (:meth:`.picows_front.PicowsFront.direct_writer`), ``None`` elsewhere.
+    websockets-sansio protocol (the server's default), ``None`` elsewhere.
 
     It does what that protocol's ``send`` does for a ``websocket.send`` (the
     frame goes to the transport) and refuses (``False``: the caller queues the
@@ -116,8 +104,7 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     the websockets protocol object frames and compresses it."""
     proto = _sansio(ws)
     if proto is None:
-        front = _picows(ws)
-        return None if front is None else front.direct_writer()
+        return None
     from websockets.protocol import State
 
     wsconn = proto.conn
@@ -162,17 +149,11 @@ def inline_frames(ws: WebSocket, on_text: Callable[[str], bool], *, split: bool 
     Without extensions (and unless ``split`` is false) the small masked text
     frames are cut out of the bytes before websockets' parser
     (:mod:`.wsframes`); every other frame, and every error, is websockets' and
-    uvicorn's as before. Under picows (``serve --ws picows``) every whole text
-    message goes to ``on_text`` the same way, from picows' frame callback
-    (:meth:`.picows_front.PicowsFront.inline`; no splitter: picows' parser is
-    C). Says whether it is in place (``False`` under other servers)."""
+    uvicorn's as before. Says whether it is in place (``False`` under other
+    servers)."""
     proto = _sansio(ws)
     if proto is None:
-        front = _picows(ws)
-        if front is None:
-            return False
-        front.inline(on_text)
-        return True
+        return False
     queued = proto.handle_text
     queue = proto.queue
 
