@@ -64,6 +64,8 @@ keep coming (each finds new frames behind it): under a steady load the WAL
 grew without end (about 3 MB a second at 2,000 players). The reset waits
 only for the frames written since the last checkpoint, a few milliseconds of
 appends queued behind it."""
+WAL_LOG: Final = 64
+"""Recent WAL resets kept with their start and duration (``/api/metrics``)."""
 
 
 class _SqliteConn:
@@ -126,6 +128,13 @@ class SqliteStore(SqlStore):
         self.checkpoints = 0
         #: Checkpoints that reset a WAL grown past :data:`WAL_LIMIT_BYTES`.
         self.wal_truncations = 0
+        #: Those SQLite refused (another connection read or wrote: the WAL stays).
+        self.wal_truncations_busy = 0
+        #: Recent resets: (``time.monotonic()`` at its start, ms it held the
+        #: store's lock), every attempt, refused or not (see :meth:`wal_summary`).
+        self.wal_truncation_log: deque[tuple[float, float]] = deque(maxlen=WAL_LOG)
+        self.wal_truncation_last_ms: float | None = None
+        self.wal_truncation_max_ms: float | None = None
 
     @classmethod
     async def open(
@@ -261,11 +270,43 @@ class SqliteStore(SqlStore):
         async with self._lock:
             if self._closed:
                 return
-            cursor = await self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            row = await cursor.fetchone()
-            await cursor.close()
+            at, began = time.monotonic(), time.perf_counter()
+            try:
+                cursor = await self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                row = await cursor.fetchone()
+                await cursor.close()
+            finally:
+                self._timed_truncation(at, (time.perf_counter() - began) * 1000.0)
         if row is not None and int(row[0]) == 0:
             self.wal_truncations += 1
+        else:
+            self.wal_truncations_busy += 1
+
+    def _timed_truncation(self, at: float, ms: float) -> None:
+        self.wal_truncation_log.append((at, ms))
+        self.wal_truncation_last_ms = ms
+        if self.wal_truncation_max_ms is None or ms > self.wal_truncation_max_ms:
+            self.wal_truncation_max_ms = ms
+
+    def wal_summary(self, *, recent: bool = False) -> dict[str, Any]:
+        """The WAL's figures for ``/api/metrics`` (``store_wal``): resets so far
+        (``truncations``; ``busy``: refused by SQLite), the last and the longest
+        reset's time under the store's lock (ms; appends wait that long), the
+        WAL file's size now (one ``stat``) and its limit; ``recent``: the last
+        :data:`WAL_LOG` resets as ``[monotonic s at its start, ms]``."""
+        last, longest = self.wal_truncation_last_ms, self.wal_truncation_max_ms
+        out: dict[str, Any] = {
+            "truncations": self.wal_truncations,
+            "busy": self.wal_truncations_busy,
+            "last_ms": None if last is None else round(last, 3),
+            "max_ms": None if longest is None else round(longest, 3),
+            "wal_bytes": None if self.path == ":memory:" else self._wal_size(),
+            "limit_bytes": WAL_LIMIT_BYTES,
+            "checkpoints": self.checkpoints,
+        }
+        if recent:
+            out["recent"] = [[round(at, 4), round(ms, 3)] for at, ms in self.wal_truncation_log]
+        return out
 
     def _on_loop_now(self) -> bool:
         """May the next group commit run on the event loop? (See :meth:`_write_batch`.)"""

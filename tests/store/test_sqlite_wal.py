@@ -1,0 +1,135 @@
+"""The SQLite adapter's WAL resets (``PRAGMA wal_checkpoint(TRUNCATE)`` past
+``WAL_LIMIT_BYTES``): counted, timed, and summed up for ``/api/metrics``."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+import slapjack.store.sqlite as sq
+from slapjack.store import SqliteStore
+
+from .conftest import header_of, play
+from .test_rooms import SETTINGS, actions_of
+
+
+async def fill(store: SqliteStore, rooms: int = 10, n: int = 30) -> None:
+    """``rooms`` rooms appending ``n`` padded actions each, all at once."""
+    table, _ = play(8)
+    acts = actions_of(table)
+    codes = [f"W{i}" for i in range(rooms)]
+    for code in codes:
+        await store.create_room(code, SETTINGS, header_of(table))
+
+    async def room(code: str) -> None:
+        for i in range(n):
+            await store.append_action(code, i, acts[i % len(acts)] | {"n": i, "pad": "x" * 400})
+
+    await asyncio.gather(*(room(code) for code in codes))
+
+
+async def test_a_reset_is_counted_timed_and_empties_the_wal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sq, "CHECKPOINT_EVERY", 10**9)  # no checkpoint but ours
+    store = await SqliteStore.open(tmp_path / "wal.sqlite3")
+    try:
+        fresh = store.wal_summary(recent=True)
+        assert fresh["truncations"] == 0 and fresh["busy"] == 0
+        assert fresh["last_ms"] is None and fresh["max_ms"] is None and fresh["recent"] == []
+        await fill(store)
+        before = store._wal_size()
+        assert before > 100_000
+        assert store.wal_summary()["wal_bytes"] == before
+        t0 = time.monotonic()
+        await store._truncate_wal()
+        t1 = time.monotonic()
+        assert store._wal_size() == 0  # it really happened
+        got = store.wal_summary(recent=True)
+        assert got["truncations"] == 1 and got["busy"] == 0
+        assert got["wal_bytes"] == 0 and got["limit_bytes"] == sq.WAL_LIMIT_BYTES
+        assert 0 <= got["last_ms"] == got["max_ms"] <= (t1 - t0) * 1000 + 1
+        ((at, ms),) = got["recent"]
+        assert t0 - 0.001 <= at <= t1 and ms == got["last_ms"]
+    finally:
+        await store.close()
+
+
+async def test_resets_past_a_small_limit_under_load_keep_last_and_longest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store's own path (a checkpoint every few commits, the reset past
+    the limit): every reset is logged, the longest is the log's maximum, the
+    last its last entry, and every append is still there."""
+    monkeypatch.setattr(sq, "CHECKPOINT_EVERY", 5)
+    monkeypatch.setattr(sq, "WAL_LIMIT_BYTES", 64 * 1024)
+    path = tmp_path / "load.sqlite3"
+    store = await SqliteStore.open(path)
+    try:
+        await fill(store, rooms=20, n=40)
+        if store._checkpoint is not None:
+            await store._checkpoint
+        got = store.wal_summary(recent=True)
+    finally:
+        await store.close()
+    assert got["truncations"] >= 1, got
+    durations = [ms for _, ms in store.wal_truncation_log]
+    assert len(durations) == got["truncations"] + got["busy"]
+    assert all(ms >= 0 for ms in durations)
+    assert got["max_ms"] >= got["last_ms"] >= 0
+    assert got["max_ms"] == round(max(durations), 3)
+    assert got["last_ms"] == round(durations[-1], 3)
+    starts = [at for at, _ in store.wal_truncation_log]
+    assert starts == sorted(starts)
+    reopened = await SqliteStore.open(path)
+    try:
+        assert [a["n"] for a in (await reopened.load_room("W7")).actions] == list(range(40))
+    finally:
+        await reopened.close()
+
+
+async def test_a_reset_refused_by_a_reader_is_counted_busy_and_timed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another connection reading the WAL: SQLite gives up after the busy
+    timeout, the WAL stays, the attempt's time under the lock is still logged."""
+    monkeypatch.setattr(sq, "CHECKPOINT_EVERY", 10**9)
+    monkeypatch.setattr(sq, "BUSY_TIMEOUT_MS", 50)
+    path = tmp_path / "busy.sqlite3"
+    store = await SqliteStore.open(path)
+    reader = sqlite3.connect(path, isolation_level=None)
+    try:
+        await fill(store, rooms=4, n=10)
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM room_actions").fetchone()
+        await fill_more(store)
+        size = store._wal_size()
+        await store._truncate_wal()
+        got = store.wal_summary()
+        assert got["truncations"] == 0 and got["busy"] == 1
+        assert store._wal_size() >= size > 0
+        assert got["last_ms"] is not None and got["last_ms"] >= 40  # it waited for the reader
+        assert got["max_ms"] == got["last_ms"]
+    finally:
+        reader.close()
+        await store.close()
+
+
+async def fill_more(store: SqliteStore) -> None:
+    table, _ = play(8)
+    acts = actions_of(table)
+    for i in range(10, 20):
+        await store.append_action("W0", i, acts[i % len(acts)] | {"n": i})
+
+
+async def test_an_in_memory_store_has_no_wal_file() -> None:
+    store = await SqliteStore.open(":memory:")
+    try:
+        got = store.wal_summary()
+        assert got["wal_bytes"] is None and got["truncations"] == 0 and got["last_ms"] is None
+    finally:
+        await store.close()
