@@ -16,7 +16,17 @@ from .conftest import LiveServer, start_server
 from .test_play import play_room
 from .test_postgres import fresh_schema
 
-WAL_FIELDS = {"truncations", "busy", "last_ms", "max_ms", "wal_bytes", "limit_bytes", "checkpoints"}
+WAL_FIELDS = {
+    "truncations",
+    "busy",
+    "last_ms",
+    "max_ms",
+    "wal_bytes",
+    "log_bytes",
+    "limit_bytes",
+    "mode",
+    "checkpoints",
+}
 
 
 @pytest.fixture
@@ -39,6 +49,7 @@ async def test_metrics_carry_the_wal_figures_of_a_fresh_store(tmp_path: Path) ->
     assert set(wal) == WAL_FIELDS
     assert wal["truncations"] == 0 and wal["last_ms"] is None and wal["max_ms"] is None
     assert wal["limit_bytes"] == sq.WAL_LIMIT_BYTES == 64 * 1024 * 1024
+    assert wal["mode"] == sq.WAL_RESET and wal["log_bytes"] is None  # no checkpoint yet
     assert isinstance(wal["wal_bytes"], int) and wal["wal_bytes"] >= 0
 
 
@@ -59,6 +70,7 @@ async def test_metrics_count_and_time_the_resets_of_a_game(tiny_wal: LiveServer)
     assert set(wal) == WAL_FIELDS | {"recent"}
     assert wal["truncations"] >= 3, wal
     assert wal["checkpoints"] >= wal["truncations"]
+    assert isinstance(wal["log_bytes"], int) and wal["log_bytes"] >= 0
     assert 0 <= wal["last_ms"] <= wal["max_ms"]
     recent = wal["recent"]
     assert len(recent) == min(sq.WAL_LOG, wal["truncations"] + wal["busy"])
