@@ -19,6 +19,7 @@ from the server's (``time.monotonic``): both are CLOCK_MONOTONIC on Linux.
 
     .venv/bin/python bench/wal_stall.py --configs TRUNCATE:64,RESTART:64 \\
         --players 2000 --seconds 90 --rounds 1 --json
+    .venv/bin/python bench/wal_stall.py --micro 16,64 --rounds 3   # no server
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import load  # noqa: E402  (bench/load.py, used as it is)
+import load  # bench/load.py, used as it is
 
 NEAR_BEFORE_S = 0.1
 NEAR_AFTER_S = 1.0
@@ -206,6 +207,57 @@ def one_run(mode: str, limit_mb: float, a: argparse.Namespace) -> dict[str, Any]
     return result
 
 
+def _commit(db: Any, first: int, n: int) -> int:
+    db.execute("BEGIN")
+    db.executemany("INSERT INTO t VALUES (?, ?)", [(first + j, "x" * 300) for j in range(n)])
+    db.execute("COMMIT")
+    return first + n
+
+
+def micro_one(mode: str, mb: float) -> dict[str, Any]:
+    """A WAL of ``mb`` MB (SQLite WAL, synchronous NORMAL, as the store's), a
+    PASSIVE checkpoint on a second connection (the store's checkpointer), one
+    commit more, then the reset timed on the writer's connection (as the
+    store runs it) and the next commit (it restarts the WAL)."""
+    import sqlite3
+
+    where = Path(tempfile.mkdtemp(prefix="slapjack-walmicro-"))
+    path = where / "m.sqlite3"
+    try:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+        k = 0
+        while os.path.getsize(f"{path}-wal") < mb * 2**20:
+            k = _commit(db, k, 50)
+        other = sqlite3.connect(path, isolation_level=None)
+        t = time.perf_counter()
+        other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        passive = (time.perf_counter() - t) * 1000
+        other.close()
+        k = _commit(db, k, 50)
+        t = time.perf_counter()
+        busy, _, _ = db.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
+        reset = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        _commit(db, k, 1)
+        after = (time.perf_counter() - t) * 1000
+        db.close()
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    return {
+        "mode": mode,
+        "wal_mb": mb,
+        "busy": busy,
+        "passive_ms": round(passive, 1),
+        "reset_ms": round(reset, 2),
+        "next_commit_ms": round(after, 2),
+        "load": round(os.getloadavg()[0], 2),
+    }
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -219,7 +271,17 @@ def main() -> None:
     p.add_argument("--procs", type=int, default=2)
     p.add_argument("--no-pin", dest="pin", action="store_false")
     p.add_argument("--json", action="store_true", help="one JSON line per run")
+    p.add_argument(
+        "--micro", default="", help="e.g. 16,64: only the reset of a WAL of these MB, no server"
+    )
     a = p.parse_args()
+    if a.micro:
+        for mb in [float(x) for x in a.micro.split(",")]:
+            for _ in range(a.rounds):
+                for mode in ("TRUNCATE", "RESTART"):
+                    row = micro_one(mode, mb)
+                    print(json.dumps(row) if a.json else row, flush=True)
+        return
     configs = []
     for item in a.configs.split(","):
         mode, _, mb = item.partition(":")
