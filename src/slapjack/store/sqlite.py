@@ -284,7 +284,7 @@ class SqliteStore(SqlStore):
         (see :data:`WAL_LIMIT_BYTES`, :data:`WAL_RESET`), on the writer's
         connection under the store's lock: group commits wait (those on the
         loop see the lock held and go to the thread, which waits for it)."""
-        mode = WAL_RESET if WAL_RESET in WAL_RESETS else "RESTART"
+        mode = _reset_mode()
         async with self._lock:
             if self._closed:
                 return
@@ -322,7 +322,7 @@ class SqliteStore(SqlStore):
             "wal_bytes": None if self.path == ":memory:" else self._wal_size(),
             "log_bytes": self.wal_log_bytes,
             "limit_bytes": WAL_LIMIT_BYTES,
-            "mode": WAL_RESET,
+            "mode": _reset_mode(),
             "checkpoints": self.checkpoints,
         }
         if recent:
@@ -486,6 +486,11 @@ class SqliteStore(SqlStore):
         async with self._read() as conn:
             row = await conn.fetchone(f"PRAGMA {name}")
         return row[0] if row is not None else None
+
+
+def _reset_mode() -> str:
+    """:data:`WAL_RESET`, or ``RESTART`` when it names no mode of :data:`WAL_RESETS`."""
+    return WAL_RESET if WAL_RESET in WAL_RESETS else "RESTART"
 
 
 def _answer(batch: list[_Pending], outcomes: list[StoreError | None]) -> None:
