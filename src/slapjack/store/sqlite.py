@@ -68,8 +68,8 @@ WAL_RESET: Final = "RESTART"
 frames written since the last checkpoint and makes the next commit write the
 WAL from its start again (the file keeps its size, at most the limit and one
 checkpoint's growth); ``TRUNCATE`` also cuts the file to 0 bytes, and that
-``ftruncate`` of 64 MB held the lock for 30-45 ms (docs/benchmarks.md, "WAL
-resets under load")."""
+``ftruncate`` of 64 MB held the lock for 26-68 ms at 2,000 players, RESTART
+for 1.5-14 ms (docs/benchmarks.md, "WAL resets under load (issue 14)")."""
 WAL_RESETS: Final = ("RESTART", "TRUNCATE")
 WAL_LOG: Final = 64
 """Recent WAL resets kept with their start and duration (``/api/metrics``)."""
