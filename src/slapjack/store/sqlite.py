@@ -57,13 +57,22 @@ LOOP_SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL"})
 commits of appends may run on the event loop (see :meth:`SqliteStore._write_batch`)."""
 
 WAL_LIMIT_BYTES: Final = 64 * 1024 * 1024
-"""The WAL file's size beyond which a checkpoint resets it (``TRUNCATE``,
-under the store's lock, so no commit runs meanwhile). The checkpoints beside
-the writer copy the WAL into the database but cannot reset it while commits
-keep coming (each finds new frames behind it): under a steady load the WAL
-grew without end (about 3 MB a second at 2,000 players). The reset waits
-only for the frames written since the last checkpoint, a few milliseconds of
-appends queued behind it."""
+"""The WAL's size (its frames since it last restarted, as the checkpoint
+beside the writer counts them) beyond which a checkpoint resets it, under the
+store's lock, so no commit runs meanwhile (see :data:`WAL_RESET`). The
+checkpoints beside the writer copy the WAL into the database but cannot reset
+it while commits keep coming (each finds new frames behind it): under a steady
+load the WAL grew without end (about 3 MB a second at 2,000 players)."""
+WAL_RESET: Final = "RESTART"
+"""How the WAL is reset past :data:`WAL_LIMIT_BYTES`: ``RESTART`` copies the
+frames written since the last checkpoint and makes the next commit write the
+WAL from its start again (the file keeps its size, at most the limit and one
+checkpoint's growth); ``TRUNCATE`` also cuts the file to 0 bytes, and that
+``ftruncate`` of 64 MB held the lock for 26-68 ms at 2,000 players, RESTART
+for 1.5-14 ms (docs/benchmarks.md, "WAL resets under load (issue 14)")."""
+WAL_RESETS: Final = ("RESTART", "TRUNCATE")
+WAL_LOG: Final = 64
+"""Recent WAL resets kept with their start and duration (``/api/metrics``)."""
 
 
 class _SqliteConn:
@@ -126,6 +135,16 @@ class SqliteStore(SqlStore):
         self.checkpoints = 0
         #: Checkpoints that reset a WAL grown past :data:`WAL_LIMIT_BYTES`.
         self.wal_truncations = 0
+        #: Those SQLite refused (another connection read or wrote: the WAL stays).
+        self.wal_truncations_busy = 0
+        #: Recent resets: (``time.monotonic()`` at its start, ms it held the
+        #: store's lock), every attempt, refused or not (see :meth:`wal_summary`).
+        self.wal_truncation_log: deque[tuple[float, float]] = deque(maxlen=WAL_LOG)
+        self.wal_truncation_last_ms: float | None = None
+        self.wal_truncation_max_ms: float | None = None
+        #: The WAL's frames at the last checkpoint, in bytes (None: none ran yet).
+        self.wal_log_bytes: int | None = None
+        self._frame_bytes = 4096 + 24  # a WAL frame: a page and its header (see open)
 
     @classmethod
     async def open(
@@ -161,6 +180,11 @@ class SqliteStore(SqlStore):
             if where != ":memory:":
                 await db.execute("PRAGMA wal_autocheckpoint = 0")  # see _committed
             await store._migrate(migrations)
+            cursor = await db.execute("PRAGMA page_size")
+            row = await cursor.fetchone()
+            await cursor.close()
+            if row is not None:
+                store._frame_bytes = int(row[0]) + 24
             if loop_commits and sync in LOOP_SYNCHRONOUS and where != ":memory:":
                 store._loop_conn = await db._execute(  # type: ignore[no-untyped-call]
                     _open_loop_conn, where, sync
@@ -237,8 +261,10 @@ class SqliteStore(SqlStore):
             self.checkpoints += 1
             if row is not None and int(row[1]) > int(row[2]) >= 0:
                 complete = False  # frames are left: the next commit appends, no restart
-            if self._wal_size() > WAL_LIMIT_BYTES:
-                await self._truncate_wal()
+            frames = int(row[1]) if row is not None else -1
+            self.wal_log_bytes = frames * self._frame_bytes if frames >= 0 else self._wal_size()
+            if self.wal_log_bytes > WAL_LIMIT_BYTES:
+                await self._reset_wal()
                 complete = True
         except (sqlite3.Error, ValueError) as exc:
             log.warning("SQLite checkpoint of %s failed: %s", self.path, exc)
@@ -253,19 +279,55 @@ class SqliteStore(SqlStore):
         except OSError:
             return 0
 
-    async def _truncate_wal(self) -> None:
-        """Copy what is left of the WAL into the database and empty the WAL
-        (see :data:`WAL_LIMIT_BYTES`), on the writer's connection under the
-        store's lock: group commits wait (those on the loop see the lock held
-        and go to the thread, which waits for it)."""
+    async def _reset_wal(self) -> None:
+        """Copy what is left of the WAL into the database and reset the WAL
+        (see :data:`WAL_LIMIT_BYTES`, :data:`WAL_RESET`), on the writer's
+        connection under the store's lock: group commits wait (those on the
+        loop see the lock held and go to the thread, which waits for it)."""
+        mode = _reset_mode()
         async with self._lock:
             if self._closed:
                 return
-            cursor = await self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            row = await cursor.fetchone()
-            await cursor.close()
+            at, began = time.monotonic(), time.perf_counter()
+            try:
+                cursor = await self._db.execute(f"PRAGMA wal_checkpoint({mode})")
+                row = await cursor.fetchone()
+                await cursor.close()
+            finally:
+                self._timed_truncation(at, (time.perf_counter() - began) * 1000.0)
         if row is not None and int(row[0]) == 0:
             self.wal_truncations += 1
+        else:
+            self.wal_truncations_busy += 1
+
+    def _timed_truncation(self, at: float, ms: float) -> None:
+        self.wal_truncation_log.append((at, ms))
+        self.wal_truncation_last_ms = ms
+        if self.wal_truncation_max_ms is None or ms > self.wal_truncation_max_ms:
+            self.wal_truncation_max_ms = ms
+
+    def wal_summary(self, *, recent: bool = False) -> dict[str, Any]:
+        """The WAL's figures for ``/api/metrics`` (``store_wal``): resets so far
+        (``truncations``; ``busy``: refused by SQLite), the last and the longest
+        reset's time under the store's lock (ms; appends wait that long), the
+        WAL file's size now (one ``stat``), its frames at the last checkpoint
+        (``log_bytes``), the limit and the reset's mode; ``recent``: the last
+        :data:`WAL_LOG` resets as ``[monotonic s at its start, ms]``."""
+        last, longest = self.wal_truncation_last_ms, self.wal_truncation_max_ms
+        out: dict[str, Any] = {
+            "truncations": self.wal_truncations,
+            "busy": self.wal_truncations_busy,
+            "last_ms": None if last is None else round(last, 3),
+            "max_ms": None if longest is None else round(longest, 3),
+            "wal_bytes": None if self.path == ":memory:" else self._wal_size(),
+            "log_bytes": self.wal_log_bytes,
+            "limit_bytes": WAL_LIMIT_BYTES,
+            "mode": _reset_mode(),
+            "checkpoints": self.checkpoints,
+        }
+        if recent:
+            out["recent"] = [[round(at, 4), round(ms, 3)] for at, ms in self.wal_truncation_log]
+        return out
 
     def _on_loop_now(self) -> bool:
         """May the next group commit run on the event loop? (See :meth:`_write_batch`.)"""
@@ -424,6 +486,11 @@ class SqliteStore(SqlStore):
         async with self._read() as conn:
             row = await conn.fetchone(f"PRAGMA {name}")
         return row[0] if row is not None else None
+
+
+def _reset_mode() -> str:
+    """:data:`WAL_RESET`, or ``RESTART`` when it names no mode of :data:`WAL_RESETS`."""
+    return WAL_RESET if WAL_RESET in WAL_RESETS else "RESTART"
 
 
 def _answer(batch: list[_Pending], outcomes: list[StoreError | None]) -> None:

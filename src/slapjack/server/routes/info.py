@@ -64,15 +64,21 @@ async def rules(preset: str, lang: str = "en") -> dict[str, Any] | JSONResponse:
 
 
 @router.get("/metrics")
-async def metrics(ctx: Ctx, reset: bool = False, objects: bool = False) -> dict[str, Any]:
+async def metrics(
+    ctx: Ctx, reset: bool = False, objects: bool = False, wal: bool = False
+) -> dict[str, Any]:
+    """The server's health (docs/protocol.md); ``wal``: ``store_wal`` with its
+    recent resets. ``reset`` clears the samples, not the store's counters."""
     lobby = ctx.lobby
     out = METRICS.to_dict()
     if objects:
         out["gc_objects"] = len(gc.get_objects())
         out["gc_counts"] = gc.get_count()
         out["gc_frozen"] = gc.get_freeze_count()
+    out["store_wal"] = None  # a store without a WAL file of ours (PostgreSQL)
     if isinstance(lobby.store, SqliteStore):
         out["store_batches"] = lobby.store.batch_summary()
+        out["store_wal"] = lobby.store.wal_summary(recent=wal)
         if reset:
             lobby.store.batch_timings.clear()
     out["pid"] = os.getpid()
