@@ -12,7 +12,7 @@ import pytest
 
 import slapjack.store.sqlite as sq
 from slapjack.store import SqliteStore, StoreUnavailable
-from slapjack.store.sqlite import ROWS_PER_STATEMENT
+from slapjack.store._sqlite_raw import ROWS_PER_STATEMENT
 
 from .conftest import header_of, play
 from .test_rooms import SETTINGS, actions_of
