@@ -265,7 +265,13 @@ async def seat_through(
 
 async def stored_record(http: httpx.AsyncClient, node: NodeProc, code: str) -> Record:
     for _ in range(200):
-        r = await http.get(f"{node.url}/api/games", params={"limit": 5})
+        try:
+            r = await http.get(f"{node.url}/api/games", params={"limit": 5})
+        except httpx.RemoteProtocolError:
+            # A pooled connection the node closed as idle (uvicorn's keep-alive
+            # timeout, 5 s) while the game played out: ask again on a new one.
+            await asyncio.sleep(0.05)
+            continue
         games = [g for g in r.json()["games"] if g.get("room") == code]
         if games:
             g = await http.get(f"{node.url}/api/games/{games[0]['id']}")
