@@ -162,7 +162,16 @@ SETTLED = """() => !document.querySelector('#table') ||
 
 # The rectangles that matter, and whether the coach overlaps the pile's top card
 # or the Slap button (or your stack), and what is at the top card's centre.
-GEOMETRY = """() => {
+# Measured in the same task that finds no card moving (up to 2 s): a card that
+# began its flight between a separate settle check and the measurement was
+# measured mid-flight (left of the pile) and counted as the coach covering it.
+GEOMETRY = """async () => {
+  const moving = () => [...document.querySelectorAll('#table .card')].some(
+    (c) => c.getAnimations().some((a) => a.playState === 'running'));
+  const until = performance.now() + 2000;
+  while (moving() && performance.now() < until) {
+    await new Promise((done) => requestAnimationFrame(done));
+  }
   const r = (el) => el ? el.getBoundingClientRect() : null;
   const coach = document.getElementById('coach');
   const shown = coach && !coach.hidden;
