@@ -427,6 +427,12 @@ def start_server(
         if taskset is None:
             raise SystemExit("--pin needs taskset (util-linux)")
         command = [taskset, "-c", str(SERVER_CPU), *command]
+    return launch_server(command)
+
+
+def launch_server(command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """Run a ``slapjack serve`` ``command`` in a session of its own; its address
+    once it answers (it prints the address first)."""
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()

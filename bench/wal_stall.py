@@ -29,7 +29,6 @@ import dataclasses
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -105,21 +104,7 @@ def start_server(data_dir: Path, mode: str, limit_mb: float, pin: bool) -> tuple
     command += ["--data-dir", str(data_dir), "--log-level", "warning", "--no-rate-limits"]
     if pin:
         command = ["taskset", "-c", str(load.SERVER_CPU), *command]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "http://" not in line:
-        load.stop_server(proc)
-        raise SystemExit(f"server did not start: {line!r}")
-    url = line.strip().rsplit(" ", 1)[-1].rstrip("/")
-    for _ in range(200):
-        try:
-            if httpx.get(f"{url}/api/rooms", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    load.stop_server(proc)
-    raise SystemExit("server did not answer")
+    return load.launch_server(command)
 
 
 # -------------------------------------------------------------------- analysis
