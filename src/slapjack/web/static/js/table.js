@@ -479,23 +479,24 @@ export class TableView {
    * carries nothing else. ``render`` draws the rest (and the pile again: no
    * change then). The seats must be built (``view`` has as many as before). */
   renderCard(view) {
+    this.setView(view);
+    this.renderPile(view);
+  }
+
+  /** Take ``view`` as the one drawn: the table state as data attributes (for
+   * styles, and for tests that drive the page), and the warm-up of the faces
+   * from the first drawing on (before it the felt may be hidden: nothing painted). */
+  setView(view) {
     this.view = view;
     if (!this.warmRun) this.warmFaces();
     this.el.dataset.flip = String(view.flip_id ?? view.flips);
     this.el.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
     this.el.dataset.over = String(!!view.over);
-    this.renderPile(view);
   }
 
   /** Draw ``view``; ``room`` carries timers and connection states (may be null). */
   render(view, room = null) {
-    this.view = view;
-    // From the first drawing on (before it the felt may be hidden: nothing painted).
-    if (!this.warmRun) this.warmFaces();
-    // State as data attributes: for styles, and for tests that drive the page.
-    this.el.dataset.flip = String(view.flip_id ?? view.flips);
-    this.el.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
-    this.el.dataset.over = String(!!view.over);
+    this.setView(view);
     const n = view.players.length;
     if (n !== this.n) this.buildSeats(n);
     const locals = new Set(this.opts.locals || []);
