@@ -18,6 +18,7 @@ import pytest
 import uvicorn
 
 from server.conftest import Client
+from slapjack.cluster.view import HOT_CPU
 from slapjack.server import create_app
 from slapjack.server.connection import Limits
 
@@ -159,9 +160,13 @@ async def test_new_rooms_spread_over_the_nodes_with_codes_unique_across_them(
     served = [serve_node(pg_url, own_redis.url, n, tmp_path / n) for n in ("a", "b", "c")]
     try:
         async with httpx.AsyncClient(timeout=20) as http:
-            for _ in range(100):  # every node has sent a heartbeat
+            # Every node has sent a heartbeat, and none reports the CPU of its
+            # start-up: placement passes over a node at HOT_CPU or above, so a
+            # node still busy starting (on a loaded machine) would get no rooms.
+            for _ in range(300):
                 status = (await http.get(f"{served[0].url}/api/cluster")).json()
-                if status["summary"]["live"] == 3:
+                cool = all(n.get("cpu", 0) < HOT_CPU for n in status["nodes"])
+                if status["summary"]["live"] == 3 and cool:
                     break
                 await asyncio.sleep(0.05)
             answers = await asyncio.gather(
