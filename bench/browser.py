@@ -97,7 +97,10 @@ PROBE = r"""
       requestAnimationFrame(() => setTimeout(() => {
         const now = performance.now();
         performance.mark("sj-painted");
-        B.flips.push({ total: now - p.at, server: (p.got ?? now) - p.at, page: now - (p.got ?? now) });
+        // "since": ms since the last race's result arrived (null: none yet), to
+        // tell the flips just after a race (its sweep, burst and result) apart.
+        const race = B.arrive.length ? p.at - B.arrive[B.arrive.length - 1] : null;
+        B.flips.push({ total: now - p.at, server: (p.got ?? now) - p.at, page: now - (p.got ?? now), since: race });
       }, 0));
     }
     const mine = document.getElementById("my-result");

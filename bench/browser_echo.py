@@ -15,6 +15,11 @@ page:
 * ``key+raf``: a key press's send while a ``requestAnimationFrame`` loop runs.
 * ``key+steps``: a key press's send while a bar shrinks in ``steps()`` (250 ms).
 * ``key+delay``: a key press's send while an animation waits out its delay.
+* ``key+paint``: a key press's send, nothing moving, timed to the paint of
+  what the echo changes (the box's colour and text: the least a page can
+  show), as ``bench/browser.py`` times a card: keydown ``timeStamp`` to a
+  ``requestAnimationFrame`` after the message, then a task after that frame.
+  The floor of ``browser.py``'s keypress -> card painted on this machine.
 
 What it shows (docs/benchmarks.md, "Nothing moves while you flip"): after a
 key press Chromium draws its next frame before it hands the page a socket
@@ -33,7 +38,7 @@ from typing import Any
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-MODES = ("plain", "key", "anim", "key+anim", "key+raf", "key+steps", "key+delay")
+MODES = ("plain", "key", "anim", "key+anim", "key+raf", "key+steps", "key+delay", "key+paint")
 
 # What runs in the page while it measures, by mode.
 MOVING = {
@@ -43,7 +48,7 @@ MOVING = {
     "delay": "d.animate([{opacity: 1}, {opacity: .35}], {duration: 1400, delay: 60000, iterations: Infinity});",
 }
 
-SETUP = """(moving) => {
+SETUP = """([moving, paint]) => {
   const d = document.createElement('div');
   d.style.cssText = 'position:absolute;left:300px;top:200px;width:120px;height:168px;background:#2e7d32;transform-origin:left';
   document.body.append(d);
@@ -52,9 +57,17 @@ SETUP = """(moving) => {
   return new Promise((ready) => {
     const ws = (window.__ws = new WebSocket(location.origin.replace('http', 'ws') + '/ws'));
     ws.onopen = ready;
-    ws.onmessage = () => window.__out.push(performance.now() - window.__t);
+    let n = 0;
+    ws.onmessage = () => {
+      if (!paint) { window.__out.push(performance.now() - window.__t); return; }
+      n += 1;
+      d.textContent = String(n);
+      d.style.background = n % 2 ? '#c62828' : '#2e7d32';
+      const t0 = window.__t;
+      requestAnimationFrame(() => setTimeout(() => window.__out.push(performance.now() - t0), 0));
+    };
     document.addEventListener('keydown', (e) => {
-      if (e.key === ' ') { window.__t = performance.now(); ws.send('x'.repeat(80)); }
+      if (e.key === ' ') { window.__t = paint ? e.timeStamp : performance.now(); ws.send('x'.repeat(80)); }
     });
   });
 }"""
@@ -100,7 +113,7 @@ def measure(browser: Any, url: str, mode: str, n: int, throttle: float) -> list[
             cdp = page.context.new_cdp_session(page)
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
         moving = next((js for key, js in MOVING.items() if key in mode.split("+")), "")
-        page.evaluate(SETUP, moving)
+        page.evaluate(SETUP, [moving, "paint" in mode.split("+")])
         page.wait_for_timeout(300)
         for _ in range(n):
             if mode.startswith("key"):

@@ -116,7 +116,7 @@ def test_a_flip_lands_the_cards_still_in_flight(server: Server, pages: Pages) ->
 WARM_WATCHER = """
 window.__warm = [];
 new MutationObserver(() => {
-  const box = document.querySelector("#table .face-warmup");
+  const box = document.querySelector(".face-warmup");
   if (!box) return;
   const clip = box.getBoundingClientRect();
   for (const el of box.children) {
@@ -131,12 +131,13 @@ new MutationObserver(() => {
 def test_the_warm_up_paints_every_face(server: Server, pages: Pages) -> None:
     """Before the cards are needed, each of the 52 faces is drawn once at a
     card's size inside the warm-up's 1 px clip (where it is painted, its SVG
-    parsed and laid out), not beside it."""
+    parsed and laid out), not beside it: while the player is still reading
+    the join form (before the game's first cards, not during them)."""
     ctx = pages.context()
     ctx.add_init_script(WARM_WATCHER)
     page = pages.page(ctx)
     code = server.hook_room({"seats": 2, "bots": {"1": "beginner"}, "public": False})
-    join(page, code, "Ivo")
+    open_page(page, f"/r/{code}")
     wait_for(lambda: len({w["face"] for w in page.evaluate("window.__warm")}) >= 52, timeout=20)
     seen = page.evaluate("window.__warm")
     faces = {w["face"] for w in seen}
@@ -144,3 +145,11 @@ def test_the_warm_up_paints_every_face(server: Server, pages: Pages) -> None:
     outside = sorted({w["face"] for w in seen if not w["inside"]})
     assert not outside, outside
     assert all(w["w"] > 20 for w in seen), seen  # a card's size, not a dot
+    assert page.locator("#join-name").is_visible()  # not joined: no table drawn yet
+    # A table made now (joining) finds the faces warm: no second warm-up.
+    before = len(seen)
+    page.locator("#join-name").fill("Ivo")
+    page.locator("#join-btn").click()
+    page.locator("#table .seat").nth(1).wait_for()
+    page.wait_for_timeout(300)
+    assert len(page.evaluate("window.__warm")) == before

@@ -163,3 +163,42 @@ export function cardFace(name, { size = "", extra = "" } = {}) {
 export function cardBack({ size = "", extra = "" } = {}) {
   return h("div", { class: `card back ${size} ${extra}`.trim(), "aria-hidden": "true" });
 }
+
+// The warm-up of the faces: each face drawn once, out of sight, before a card
+// needs it. A face's first drawing parses its SVG image and lays out its text
+// (tens of ms at 4x CPU throttling), and in the frame that shows the card
+// that held the card back (docs/benchmarks.md, Browser). It starts with the
+// page (before the player has joined: the table may still be hidden, so the
+// box is the page's own, not the table's) and again on a change of language
+// (the corners' letters).
+let warmBox = null;
+let warmRun = 0;
+let warmLang = null;
+
+/** Draw every face once in a 1 px box (a card's size, clipped, all but
+ * transparent), two per frame; a no-op while it runs or once done, unless the
+ * language changed. */
+export function warmFaces() {
+  const lang = rankLabel("J") + rankLabel("Q") + rankLabel("K") + rankLabel("A");
+  if (lang === warmLang) return;
+  warmLang = lang;
+  if (!warmBox) {
+    warmBox = h("div", { class: "face-warmup", "aria-hidden": "true" });
+    document.body.append(warmBox);
+    document.addEventListener("langchange", () => warmFaces());
+  }
+  const run = ++warmRun;
+  const names = [];
+  for (const rank of FACE_RANKS) for (const suit of Object.keys(SUITS)) names.push(rank + suit);
+  // A batch per frame (not idle callbacks: a busy page has none for seconds).
+  const step = () => {
+    if (run !== warmRun) return;
+    // Not cards for the page's scripts or tests: only the class that draws the face.
+    const batch = names.splice(0, 2).map((name) => h("div", { class: faceClass(name.slice(0, -1), name.slice(-1)) }));
+    warmBox.replaceChildren(...batch);
+    if (!batch.length) return;
+    // The next batch after this one is painted.
+    requestAnimationFrame(() => setTimeout(step, 0));
+  };
+  setTimeout(step, 0);
+}

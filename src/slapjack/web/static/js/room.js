@@ -23,6 +23,7 @@ import {
   startPage,
   DEFAULT_KEYS,
 } from "./common.js";
+import { warmFaces } from "./cards.js";
 import { Connection, ReactionClock } from "./connection.js";
 import { lang, msText, t } from "./i18n.js";
 import {
@@ -82,6 +83,9 @@ const sound = new Sound();
 
 async function main() {
   await startPage("room");
+  // The faces drawn once while the player reads the page and joins (the
+  // language is known now: the corners' letters).
+  warmFaces();
   document.addEventListener("langchange", () => {
     renderAll();
     renderKeys();

@@ -2,7 +2,7 @@
 // describe what happened. Shared by the room, party mode and the replay viewer.
 
 import { fill, h, median, reducedMotion, setAttr, setHidden, setText } from "./common.js";
-import { cardBack, cardFace, faceClass, rankLabel, spokenCard } from "./cards.js";
+import { cardBack, cardFace, rankLabel, spokenCard, warmFaces } from "./cards.js";
 import { FALSE_START_OFFSET_MS, msText, t } from "./i18n.js";
 
 const BOT_NAME = /^(Beginner|Casual|Pro|Matched|Perfect) bot (\d+)$/;
@@ -291,7 +291,6 @@ export class TableView {
     this.seatEls = [];
     this.pileKey = "";
     this.view = null;
-    this.warmRun = 0;
     // The card movements running now (see move() and settle()).
     this.moving = new Set();
     el.classList.add("felt");
@@ -315,11 +314,10 @@ export class TableView {
     );
     this.centreEl = h("div", { class: "centre" }, this.pileEl, this.sideEl);
     this.fxEl = h("div", { class: "fx-layer", "aria-hidden": "true" });
-    // Every face drawn once, out of sight, while the page has nothing else to
-    // do: a face's first drawing parses its SVG and lays it out (tens of ms
-    // at 4x CPU throttling, in the frame that shows the card: docs/benchmarks.md).
-    this.warmEl = h("div", { class: "face-warmup", "aria-hidden": "true" });
-    fill(el, this.seatsEl, this.centreEl, this.fxEl, this.warmEl);
+    fill(el, this.seatsEl, this.centreEl, this.fxEl);
+    // Every face drawn once, out of sight (from the page's start on, and at
+    // once for a table made later): cards.js warmFaces().
+    warmFaces();
     // Where seats and pile are, measured when their sizes change (a
     // ResizeObserver runs after layout): the animations read these, never the
     // layout itself, so an update costs no forced reflow. The felt's own size
@@ -351,34 +349,6 @@ export class TableView {
           opts.onSlap(ev);
         }
       });
-    }
-  }
-
-  /** Draw each face once in a 1 px box (the card's size, clipped, all but
-   * transparent), a few per idle moment, so the SVG images of the cards to
-   * come are parsed and laid out before they are needed; again on a change of
-   * language (the corners' letters). */
-  warmFaces() {
-    // A batch per frame (not idle callbacks: a busy page has none for seconds).
-    const idle = (fn) => setTimeout(fn, 0);
-    const run = ++this.warmRun;
-    const names = [];
-    for (const rank of ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]) {
-      for (const suit of ["C", "D", "H", "S"]) names.push(rank + suit);
-    }
-    const step = () => {
-      if (run !== this.warmRun) return;
-      // Not cards for the page's scripts or tests: only the class that draws the face.
-      const batch = names.splice(0, 2).map((name) => h("div", { class: faceClass(name.slice(0, -1), name.slice(-1)) }));
-      fill(this.warmEl, ...batch);
-      if (!batch.length) return;
-      // The next batch after this one is painted.
-      requestAnimationFrame(() => setTimeout(() => idle(step), 0));
-    };
-    idle(step);
-    if (!this.warmOnLang) {
-      this.warmOnLang = () => this.warmFaces();
-      document.addEventListener("langchange", this.warmOnLang);
     }
   }
 
@@ -484,11 +454,9 @@ export class TableView {
   }
 
   /** Take ``view`` as the one drawn: the table state as data attributes (for
-   * styles, and for tests that drive the page), and the warm-up of the faces
-   * from the first drawing on (before it the felt may be hidden: nothing painted). */
+   * styles, and for tests that drive the page). */
   setView(view) {
     this.view = view;
-    if (!this.warmRun) this.warmFaces();
     this.el.dataset.flip = String(view.flip_id ?? view.flips);
     this.el.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
     this.el.dataset.over = String(!!view.over);
