@@ -153,3 +153,51 @@ def test_the_warm_up_paints_every_face(server: Server, pages: Pages) -> None:
     page.locator("#table .seat").nth(1).wait_for()
     page.wait_for_timeout(300)
     assert len(page.evaluate("window.__warm")) == before
+
+
+def test_a_flip_after_a_race_leaves_its_flourishes_to_run_out(server: Server, pages: Pages) -> None:
+    """You win a Jack and flip while its burst and the pile's sweep still
+    play: they go on to their end (ending them at once would change the page
+    in the frame after your key press, and your card would wait behind that
+    frame); once played out they are taken off the page with a later drawing."""
+    from .test_game_feel import deck_with
+
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "beginner"}, "public": False},
+        deck=deck_with({0: "JS"}),
+        timing={"turn_ms": 8000.0},
+    )
+    page = pages.page()
+    join(page, code, "Ivo")
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    page.keyboard.press("Space")
+    wait_for(lambda: table_state(page)["top"] == "JS", timeout=10)
+    page.wait_for_timeout(250)
+    page.keyboard.press("j")
+    # In the page: the first moment it is my turn with the flourishes of the
+    # race still playing, press Space; count them before and after.
+    seen = page.evaluate(
+        """() => new Promise((done) => {
+          const table = document.getElementById("table");
+          const fx = () => [...document.querySelectorAll("#table .fx-layer > *")]
+            .flatMap((el) => el.getAnimations()).filter((a) => a.playState === "running").length;
+          const check = () => {
+            const me = document.querySelector("#table .seat.me");
+            const mine = !!me && table.dataset.turn === me.dataset.seat;
+            const before = fx();
+            if (!mine || !before) return;
+            obs.disconnect();
+            document.body.dispatchEvent(new KeyboardEvent("keydown", { key: " ", bubbles: true }));
+            done({ before, after: fx() });
+          };
+          const obs = new MutationObserver(check);
+          obs.observe(table, { subtree: true, childList: true, attributes: true });
+          check();
+        })"""
+    )
+    assert seen["before"] >= 1 and seen["after"] == seen["before"], seen
+    # Played out, then taken off the page (the bot's flips draw the table again).
+    wait_for(
+        lambda: page.evaluate("document.querySelectorAll('#table .fx-layer > *').length") == 0,
+        timeout=10,
+    )

@@ -293,6 +293,9 @@ export class TableView {
     this.view = null;
     // The card movements running now (see move() and settle()).
     this.moving = new Set();
+    this.effects = new Set();
+    // The elements of played-out effects, removed with the next full drawing.
+    this.spent = [];
     el.classList.add("felt");
     this.seatsEl = h("ol", { class: "seats", "aria-label": t("table.seats") });
     this.callEl = h("div", { class: "call-banner", hidden: true, "aria-hidden": "true" });
@@ -522,6 +525,7 @@ export class TableView {
     }
     this.renderPile(view);
     this.renderTimer(view, room);
+    this.sweepSpent();
   }
 
   renderPile(view) {
@@ -704,7 +708,7 @@ export class TableView {
     );
     this.raceEl.classList.remove("old");
     if (!reducedMotion()) {
-      this.move(this.raceEl, [{ opacity: 0.2 }, { opacity: 1 }], { duration: 200, easing: "ease-out" });
+      this.move(this.raceEl, [{ opacity: 0.2 }, { opacity: 1 }], { duration: 200, easing: "ease-out" }, true);
     }
     this.hideBadges();
     for (const [s, r] of reactions) {
@@ -755,7 +759,7 @@ export class TableView {
       kind === "wrong"
         ? [{ translate: "0 0" }, { translate: "-8px 0" }, { translate: "8px 0" }, { translate: "-5px 0" }, { translate: "5px 0" }, { translate: "0 0" }]
         : [{ scale: "1" }, { scale: "1.08" }, { scale: "1" }];
-    this.move(el, frames, { duration: 500, easing: "ease-in-out" });
+    this.move(el, frames, { duration: 500, easing: "ease-in-out" }, true);
   }
 
   /** End every card movement now (each lands where it was going) and hold
@@ -765,20 +769,42 @@ export class TableView {
    * Chromium draws its next frame before it hands the page a socket message
    * (docs/benchmarks.md, "Nothing moves while you flip"). */
   settle() {
-    for (const a of [...this.moving]) a.finish();
+    for (const a of [...this.moving]) if (!this.effects.has(a)) a.finish();
     this.freezeTimers();
   }
 
   /** ``el.animate(frames, opts)``, kept in ``this.moving`` while it runs (so
    * settle() ends it without asking the browser for every animation, which
-   * recalculates the page's style first). */
-  move(el, frames, opts) {
+   * recalculates the page's style first). ``effect``: a flourish (a sweep, a
+   * burst, a penalty card, a seat's flash) that settle() leaves to run out:
+   * ending it at once would change the page in the frame after the key
+   * press, with layers to remove, and the card would wait behind that frame
+   * (docs/benchmarks.md, "After a race"). */
+  move(el, frames, opts, effect = false) {
     const a = el.animate(frames, opts);
     this.moving.add(a);
-    const done = () => this.moving.delete(a);
+    if (effect) this.effects.add(a);
+    const done = () => {
+      this.moving.delete(a);
+      this.effects.delete(a);
+    };
     a.addEventListener("finish", done);
     a.addEventListener("cancel", done);
     return a;
+  }
+
+  /** An effect's element, played out (invisible now: its last frame has
+   * opacity 0 and it holds it): taken out of the page with the next full
+   * drawing, after the frame that shows a card, not the moment it ends (which
+   * may be just before a card is due). */
+  discard(el) {
+    this.spent.push(el);
+  }
+
+  /** Take the elements of played-out effects out (see discard). */
+  sweepSpent() {
+    if (!this.spent.length) return;
+    for (const el of this.spent.splice(0)) el.remove();
   }
 
   /** The new top card flies from ``seat`` to its place. It is painted face up
@@ -818,10 +844,11 @@ export class TableView {
     this.move(copy,
       [
         { transform: "none", opacity: 1 },
-        { transform: `translate(${to.x - pile.x}px, ${to.y - pile.y}px) scale(.2) rotate(25deg)`, opacity: 0.3 },
+        { transform: `translate(${to.x - pile.x}px, ${to.y - pile.y}px) scale(.2) rotate(25deg)`, opacity: 0 },
       ],
-      { duration: 420, easing: "cubic-bezier(.4,0,.6,1)" },
-    ).onfinish = () => copy.remove();
+      { duration: 420, easing: "cubic-bezier(.4,0,.6,1)", fill: "forwards" },
+      true,
+    ).onfinish = () => this.discard(copy);
   }
 
   /** Show a penalty card travelling from one seat to another (or the pile). */
@@ -836,11 +863,13 @@ export class TableView {
     this.fxEl.append(card);
     this.move(card,
       [
-        { transform: "translate(-50%, -50%)" },
-        { transform: `translate(calc(${pb.x - pa.x}px - 50%), calc(${pb.y - pa.y}px - 50%)) rotate(200deg)` },
+        { transform: "translate(-50%, -50%)", opacity: 1 },
+        { transform: `translate(calc(${pb.x - pa.x}px - 50%), calc(${pb.y - pa.y}px - 50%)) rotate(200deg)`, opacity: 1, offset: 0.9 },
+        { transform: `translate(calc(${pb.x - pa.x}px - 50%), calc(${pb.y - pa.y}px - 50%)) rotate(200deg)`, opacity: 0 },
       ],
-      { duration: 650, easing: "cubic-bezier(.3,.7,.4,1)" },
-    ).onfinish = () => card.remove();
+      { duration: 650, easing: "cubic-bezier(.3,.7,.4,1)", fill: "forwards" },
+      true,
+    ).onfinish = () => this.discard(card);
   }
 
   /** A short burst of suits from ``seat`` (a Jack won; ``big``: the game). */
@@ -867,8 +896,9 @@ export class TableView {
             opacity: 0,
           },
         ],
-        { duration: big ? 1100 : 700, easing: "cubic-bezier(.2,.8,.4,1)" },
-      ).onfinish = () => bit.remove();
+        { duration: big ? 1100 : 700, easing: "cubic-bezier(.2,.8,.4,1)", fill: "forwards" },
+        true,
+      ).onfinish = () => this.discard(bit);
     }
   }
 
