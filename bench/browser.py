@@ -56,11 +56,15 @@ PROBE = r"""
       this.addEventListener("message", (ev) => {
         if (typeof ev.data !== "string") return;
         if (ev.data.includes('"race_won"')) {
-          // Count the animation frames that begin from here on.
+          // Count the animation frames that begin from here on, until my
+          // result line is counted (then no more: a loop of frames running on
+          // would hold back the next card's update, which waits for a frame
+          // after a key press while anything is drawing).
           B.arrive.push(performance.now());
           const mark = B.arrive.length;
           B.ticks = 0;
-          const loop = () => { if (B.arrive.length === mark && B.ticks < 60) { B.ticks += 1; requestAnimationFrame(loop); } };
+          B.counting = mark;
+          const loop = () => { if (B.counting === mark && B.ticks < 60) { B.ticks += 1; requestAnimationFrame(loop); } };
           requestAnimationFrame(loop);
         }
         if (B.pending && !B.pending.got && ev.data.includes('"flipped"')) {
@@ -109,11 +113,13 @@ PROBE = r"""
     const result = /quickest|reaction|Too late/.test(text);
     if (arrived !== null && result && !B.counted?.has(arrived)) {
       (B.counted ||= new Set()).add(arrived);
+      const counting = B.counting;
       // Frames begun since the update arrived, up to the one that paints the
       // result (the next one after now).
       const before = B.ticks;
       requestAnimationFrame(() => {
         const painted = performance.now();
+        if (B.counting === counting) B.counting = null; // the frame counter stops
         setTimeout(() => B.results.push({ frames: before + 1, ms: painted - arrived, text }), 0);
       });
     }
