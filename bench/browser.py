@@ -47,7 +47,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--n
 
 PROBE = r"""
 (() => {
-  const B = (window.__bench = { flips: [], results: [], pending: null, arrive: [] });
+  // marks: the performance marks a trace needs (--trace only: they cost the
+  // throttled page a little in the key handler and the paint).
+  const B = (window.__bench = { flips: [], results: [], pending: null, arrive: [], marks: !!window.__benchMarks });
   // Every WebSocket message's arrival, before the page's own handler runs.
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
@@ -69,7 +71,7 @@ PROBE = r"""
         }
         if (B.pending && !B.pending.got && ev.data.includes('"flipped"')) {
           B.pending.got = performance.now();
-          performance.mark("sj-got");
+          if (B.marks) performance.mark("sj-got");
         }
       });
     }
@@ -78,7 +80,7 @@ PROBE = r"""
     if (ev.key === " ") {
       const t = document.getElementById("table");
       B.pending = { at: ev.timeStamp, flip: t ? Number(t.dataset.flip) : null };
-      performance.mark("sj-key", { startTime: ev.timeStamp });
+      if (B.marks) performance.mark("sj-key", { startTime: ev.timeStamp });
     }
   }, true);
   // After the page has drawn an update (its message handler is done): the
@@ -100,7 +102,7 @@ PROBE = r"""
       B.pending = null;
       requestAnimationFrame(() => setTimeout(() => {
         const now = performance.now();
-        performance.mark("sj-painted");
+        if (B.marks) performance.mark("sj-painted");
         // "since": ms since the last race's result arrived (null: none yet), to
         // tell the flips just after a race (its sweep, burst and result) apart.
         const race = B.arrive.length ? p.at - B.arrive[B.arrive.length - 1] : null;
@@ -194,6 +196,8 @@ def play_room(
         timeout=10,
     ).json()["code"]
     ctx = browser.new_context(base_url=url, viewport={"width": 1280, "height": 800})
+    if trace is not None:
+        ctx.add_init_script("window.__benchMarks = true")
     ctx.add_init_script(PROBE)
     if muted:
         ctx.add_init_script("localStorage.setItem('slapjack.muted', '1')")
