@@ -33,7 +33,13 @@ export class Sound {
     const Ctx = window.AudioContext || window.webkitAudioContext;
     if (!Ctx) return;
     try {
-      if (!this.ctx) this.ctx = new Ctx();
+      if (!this.ctx) {
+        this.ctx = new Ctx();
+        // The noise of the flip and slap sounds made now, in a task of its
+        // own, not in the handler of the first card that sounds.
+        const ctx = this.ctx;
+        setTimeout(() => this.noiseBuffer(ctx), 0);
+      }
       if (this.ctx.state === "suspended" && this.ctx.resume) this.ctx.resume();
     } catch {
       this.ctx = null;
