@@ -201,3 +201,41 @@ def test_a_flip_after_a_race_leaves_its_flourishes_to_run_out(server: Server, pa
         lambda: page.evaluate("document.querySelectorAll('#table .fx-layer > *').length") == 0,
         timeout=10,
     )
+
+
+def test_a_plain_flip_draws_the_card_first_and_says_it_after(server: Server, pages: Pages) -> None:
+    """A plain flip's update puts the new card in the pile and leaves the rest
+    for after the frame that shows it: the seats' counts, and the words for
+    screen readers (the live region is neither cleared nor set in the work of
+    that frame); both follow once it is painted."""
+    page = my_turn_against_a_bot(server, pages)
+    page.keyboard.press("Space")  # a flip each, so that the live region has said something
+    wait_for(
+        lambda: (table_state(page)["flip"] or 0) >= 2 and table_state(page)["myTurn"], timeout=10
+    )
+    wait_for(lambda: "turns up" in (page.locator("#live").text_content() or ""), timeout=5)
+    seen = page.evaluate(
+        """() => new Promise((done) => {
+          const pile = document.querySelector("#table .pile");
+          const live = document.getElementById("live");
+          const count = () => [...document.querySelectorAll("#table .seat .count")].map((el) => el.textContent).join(",");
+          const before = { live: live.textContent, count: count() };
+          const obs = new MutationObserver(() => {
+            const top = pile.querySelector(".card.top");
+            if (!top || !top.dataset.card) return;
+            obs.disconnect();
+            const inFrame = { live: live.textContent, count: count(), card: top.dataset.card };
+            requestAnimationFrame(() => setTimeout(() => setTimeout(() => {
+              done({ before, inFrame, after: { live: live.textContent, count: count() } });
+            }, 60), 0));
+          });
+          obs.observe(pile, { childList: true });
+          document.body.dispatchEvent(new KeyboardEvent("keydown", { key: " ", bubbles: true }));
+        })"""
+    )
+    assert seen["inFrame"]["live"] == seen["before"]["live"], seen
+    assert seen["inFrame"]["count"] == seen["before"]["count"], seen
+    assert seen["after"]["count"] != seen["before"]["count"], seen
+    assert (
+        "turns up" in seen["after"]["live"] and seen["after"]["live"] != seen["before"]["live"]
+    ), seen

@@ -175,15 +175,31 @@ export function keyLabel(key) {
 
 // ------------------------------------------------------------ page chrome
 
-/** Say ``text`` through the page's aria-live region. */
+/** Run ``fn`` once after the next frame is painted (or 300 ms later, in a
+ * hidden tab that paints no frames). */
+export function afterPaint(fn) {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  requestAnimationFrame(() => setTimeout(run, 0));
+  setTimeout(run, 300);
+}
+
+/** Say ``text`` through the page's aria-live region: after the frame that
+ * shows what it says (not in the work of that frame: a card is painted
+ * first), cleared and then set, so a repeated message is spoken again. */
 export function announce(text, { assertive = false } = {}) {
   const region = document.getElementById(assertive ? "alert" : "live");
   if (!region) return;
-  // Clear then set, so a repeated message is spoken again.
-  region.textContent = "";
-  setTimeout(() => {
-    region.textContent = text;
-  }, 20);
+  afterPaint(() => {
+    region.textContent = "";
+    setTimeout(() => {
+      region.textContent = text;
+    }, 20);
+  });
 }
 
 /** Is reduced motion wanted? (One media query list, asked each time: it

@@ -2,6 +2,7 @@
 
 import {
   ApiError,
+  afterPaint,
   fill,
   announce,
   api,
@@ -687,19 +688,6 @@ function flushLog() {
   while (log.children.length > LOG_MAX) log.lastChild.remove();
   state.log.length = Math.min(state.log.length, LOG_MAX);
   saveLog();
-}
-
-/** Run ``fn`` once after the next frame is painted (or 300 ms later, in a
- * hidden tab that paints no frames). */
-function afterPaint(fn) {
-  let done = false;
-  const run = () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-  requestAnimationFrame(() => setTimeout(run, 0));
-  setTimeout(run, 300);
 }
 
 addEventListener("pagehide", () => flushLog());
