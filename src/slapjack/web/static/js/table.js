@@ -872,34 +872,37 @@ export class TableView {
     ).onfinish = () => this.discard(card);
   }
 
-  /** A short burst of suits from ``seat`` (a Jack won; ``big``: the game). */
+  /** A short burst of suits from ``seat`` (a Jack won; ``big``: the game):
+   * the suits on a ring that grows from the seat and fades, one element that
+   * moves (one layer for the compositor, not one per suit: the frames of a
+   * burst cost the page little while you flip your next card). */
   celebrate(seat, big = false) {
     if (reducedMotion() || !this.geom) return;
     const c = this.geom.seats[seat];
     if (!c) return;
     const n = big ? 28 : 12;
+    const ring = h("div", { class: "burst-ring" });
+    ring.style.left = `${c.x}px`;
+    ring.style.top = `${c.y}px`;
     for (let i = 0; i < n; i++) {
-      const glyph = "♠♥♦♣"[i % 4];
-      const bit = h("span", { class: `burst ${i % 4 === 1 || i % 4 === 2 ? "red" : ""}` }, glyph);
-      bit.style.left = `${c.x}px`;
-      bit.style.top = `${c.y}px`;
-      this.fxEl.append(bit);
       const angle = (2 * Math.PI * i) / n + jitter(String(i), 0.3);
       const dist = (big ? 160 : 80) * (0.6 + ((i * 37) % 10) / 25);
-      this.move(bit,
-        [
-          { transform: "translate(-50%, -50%) scale(.4)", opacity: 1 },
-          {
-            transform: `translate(calc(${Math.cos(angle) * dist}px - 50%), calc(${
-              Math.sin(angle) * dist
-            }px - 50%)) scale(1.1) rotate(${i * 40}deg)`,
-            opacity: 0,
-          },
-        ],
-        { duration: big ? 1100 : 700, easing: "cubic-bezier(.2,.8,.4,1)", fill: "forwards" },
-        true,
-      ).onfinish = () => this.discard(bit);
+      const bit = h("span", { class: `burst ${i % 4 === 1 || i % 4 === 2 ? "red" : ""}` }, "♠♥♦♣"[i % 4]);
+      bit.style.left = `${(Math.cos(angle) * dist).toFixed(1)}px`;
+      bit.style.top = `${(Math.sin(angle) * dist).toFixed(1)}px`;
+      bit.style.transform = `translate(-50%, -50%) rotate(${i * 40}deg)`;
+      ring.append(bit);
     }
+    this.fxEl.append(ring);
+    this.move(ring,
+      [
+        { transform: "scale(.15) rotate(-20deg)", opacity: 1 },
+        { transform: "scale(.7) rotate(0deg)", opacity: 1, offset: 0.45 },
+        { transform: "scale(1) rotate(12deg)", opacity: 0 },
+      ],
+      { duration: big ? 1100 : 700, easing: "cubic-bezier(.2,.8,.4,1)", fill: "forwards" },
+      true,
+    ).onfinish = () => this.discard(ring);
   }
 
   /** Mark a seat's slap with a hand at once (before the server confirms). */
