@@ -221,8 +221,8 @@ class CountedTransport:
 
 
 @pytest.mark.parametrize("deflate", [False, True])
-async def test_a_ping_that_rides_goes_in_the_same_write_after_the_frame(deflate: bool) -> None:
-    """``direct(text, ride)``: the frame, then what ``ride()`` returns, in one
+async def test_a_ping_that_rides_goes_in_the_same_write_before_the_frame(deflate: bool) -> None:
+    """``direct(text, ride)``: what ``ride()`` returns, then the frame, in one
     ``transport.write``, two WebSocket frames as the client reads them;
     ``ride`` is asked only when the frame is written (not while paused)."""
     asked: list[str] = []
@@ -273,8 +273,8 @@ async def test_a_ping_that_rides_goes_in_the_same_write_after_the_frame(deflate:
         server.should_exit = True
         await task
     assert got == [
-        '{"type":"update","seq":1}',
         '{"type":"ping","id":1,"server_time":1.5}',
+        '{"type":"update","seq":1}',
         '{"type":"update","seq":2}',
         '{"type":"update","seq":3}',
     ]
@@ -284,10 +284,10 @@ async def test_a_ping_that_rides_goes_in_the_same_write_after_the_frame(deflate:
     first = writes[0]
     if not deflate:
         assert first == (
-            _text_header(25)
-            + b'{"type":"update","seq":1}'
-            + _text_header(40)
+            _text_header(40)
             + b'{"type":"ping","id":1,"server_time":1.5}'
+            + _text_header(25)
+            + b'{"type":"update","seq":1}'
         )
     else:  # two compressed frames (RSV1 set), one after the other
         assert first[0] == 0xC1 and first[2 + first[1]] == 0xC1

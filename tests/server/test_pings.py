@@ -133,7 +133,7 @@ async def test_one_timer_for_every_socket(quick: None) -> None:
 
 class Wire:
     """A socket's direct writer as :func:`.sockets.direct_writer` is: each
-    call is one write of the frame and, when ``ride`` gives one, a ping."""
+    call is one write of the frame and, when ``ride`` gives one, a ping first."""
 
     def __init__(self, room: FakeRoom) -> None:
         self.room = room
@@ -144,10 +144,8 @@ class Wire:
 
     def __call__(self, text: str, ride: Any = None) -> bool:
         before = self.room.now()
-        frames = [json.loads(text)]
         ping = ride() if ride is not None else None
-        if ping is not None:
-            frames.append(json.loads(ping))
+        frames = [json.loads(text)] if ping is None else [json.loads(ping), json.loads(text)]
         self.writes.append((before, frames))
         self.spans.append((before, self.room.now()))
         return True
@@ -177,8 +175,8 @@ async def past_quick_pings(wire: Wire) -> None:
 async def test_a_due_ping_rides_on_an_update_in_one_write_stamped_when_written(
     quick: None,
 ) -> None:
-    """Within ``ride_s`` of its time the ping follows the update in the same
-    write, stamped with the room's clock of that write and told to the room
+    """Within ``ride_s`` of its time the ping goes in the update's write
+    (first), stamped with the room's clock of that write and told to the room
     with that stamp; its own tick then sends nothing, and the next ping is
     due a period after the one it replaced (so one ping a period still)."""
     pinger = Pinger(tick_s=0.01, ride_s=0.05)
@@ -191,8 +189,8 @@ async def test_a_due_ping_rides_on_an_update_in_one_write_stamped_when_written(
     conn.send(UPDATE)
     frames = wire.writes[-1][1]
     before, after = wire.spans[-1]
-    assert [f["type"] for f in frames] == ["update", "ping"], "one write, both frames"
-    ping = frames[1]
+    assert [f["type"] for f in frames] == ["ping", "update"], "one write, both frames"
+    ping = frames[0]
     assert ping["id"] == pings_module.PING_FIRST_COUNT + 1 == conn.pinged
     told_conn, told_id, told_at = room.sent[-1]
     assert (told_conn, told_id) == (conn, ping["id"])
@@ -235,7 +233,7 @@ async def test_the_quick_pings_never_ride(quick: None) -> None:
     spacing = [b[0] - a[0] for a, b in itertools.pairwise(quick_pings)]
     assert min(spacing) >= 8, spacing  # (a tick of 10 ms either way)
     conn.send(UPDATE)  # the first once-a-second ping may ride
-    assert [f["type"] for f in wire.writes[-1][1]] == ["update", "ping"]
+    assert [f["type"] for f in wire.writes[-1][1]] == ["ping", "update"]
     pinger.discard(conn)
 
 

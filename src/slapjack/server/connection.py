@@ -214,7 +214,7 @@ class Conn:
 
     ``ride`` (set by the pinger, :meth:`.pings.Pinger.add`) is passed to
     ``direct`` with each frame: it returns a clock-sync ``ping`` to write
-    right after that frame, in the same write, when one is due soon.
+    with that frame (just before it, in the same write) when one is due soon.
 
     The writer task is :meth:`writer`, run by the caller, or (after
     :meth:`write_on_demand`) made by the connection itself only while a frame

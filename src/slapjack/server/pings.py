@@ -14,8 +14,9 @@ the tick's granularity does not blur the referee's round trips.
 
 A once-a-second ping may *ride*: when a frame the socket gets anyway (an
 update) is written to it directly within :data:`RIDE_S` before the ping is
-due, the ping is stamped then and follows that frame in the same write (two
-WebSocket frames, one ``transport.write``), so it costs no write of its own
+due, the ping is stamped then and goes in the same write, just before that
+frame (two WebSocket frames, one ``transport.write``; first, so the client
+answers it before it handles the update), and costs no write of its own
 (:meth:`Pinger.add` with ``ride``; the direct writer of :mod:`.sockets` asks
 :meth:`Conn.ride`). Its due time stays where it was: the tick there only
 checks that the socket reads and schedules the next ping a period on, so the
@@ -186,7 +187,7 @@ class Pinger:
     def _ride(self, entry: _Socket) -> str | None:
         """The ping for ``entry``'s socket, stamped now, if its next ping is a
         once-a-second one due within :attr:`ride_s` (and has not gone yet):
-        the caller writes it at once, after the frame it is writing anyway."""
+        the caller writes it at once, with the frame it is writing anyway."""
         if entry.ridden or entry.ping_id < PING_FIRST_COUNT or time.monotonic() < entry.early:
             return None
         entry.ridden = True

@@ -105,8 +105,10 @@ def direct_writer(ws: WebSocket) -> Callable[..., bool] | None:
 
     ``ride()`` (the pinger's, :meth:`Conn.send` passes it), asked only once
     the frame is sure to be written, may return a clock-sync ``ping`` stamped
-    that moment: it is written as a second frame in the same
-    ``transport.write``."""
+    that moment: it goes in the same ``transport.write``, as a frame of its
+    own just before ``text``, so that the client answers it before it
+    handles the update (whose handling would otherwise count in the ping's
+    round trip)."""
     proto = _sansio(ws)
     if proto is None:
         return None
@@ -133,13 +135,13 @@ def direct_writer(ws: WebSocket) -> Callable[..., bool] | None:
             if plain:
                 frame = _text_header(len(data)) + data
                 if ping is not None:
-                    more = ping.encode()
-                    frame += _text_header(len(more)) + more
+                    first = ping.encode()
+                    frame = _text_header(len(first)) + first + frame
                 transport.write(frame)
             else:
-                wsconn.send_text(data)
                 if ping is not None:
                     wsconn.send_text(ping.encode())
+                wsconn.send_text(data)
                 transport.write(b"".join(wsconn.data_to_send()))
         except Exception as exc:  # the writer task's send meets it again and ends the socket
             log.debug("direct write failed: %s", exc)
