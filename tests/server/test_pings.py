@@ -27,6 +27,9 @@ class FakeRoom:
     def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
         self.sent.append((conn, ping_id, at))
 
+    def on_ping_written(self, conn: Conn, ping_id: int, at: float) -> None:
+        self.sent.append((conn, ping_id, at))
+
 
 def greeted() -> Conn:
     """A socket whose ``welcome`` is queued (the pinger's frames may follow)."""

@@ -21,7 +21,9 @@ answers it before it handles the update), and costs no write of its own
 :meth:`Conn.ride`). Its due time stays where it was: the tick there only
 checks that the socket reads and schedules the next ping a period on, so the
 socket still gets one ping a period, each at most :data:`RIDE_S` early. Pings
-with no frame to ride on go out alone on time, as before.
+with no frame to ride on go out alone on time, as before. A ping that rides
+is written in its room's task, while the room sends its frames: the referee
+is told there at once (:meth:`Room.on_ping_written`), not with an input.
 """
 
 from __future__ import annotations
@@ -55,10 +57,11 @@ PING_EVERY_S = 1.0
 pings, and a phone's jitter needs many pings for a small forgery to show
 (measured in docs/benchmarks.md: a ping every 2 s let a 30 ms forger on a 4G
 seat keep its gain twice as long). A ping is a few dozen bytes each way."""
-RIDE_S = 0.4
+RIDE_S = 0.7
 """How early a once-a-second ping may leave to ride on a frame written to its
-socket anyway (0: never); measured in docs/benchmarks.md ("Pings that ride on
-updates")."""
+socket anyway (0: never; less than :data:`PING_EVERY_S`). At 0.7 about three
+pings in four ride at human pace, at 0.4 two in five (docs/benchmarks.md,
+"Pings that ride on updates")."""
 ABORT_AFTER_S: Final = 2.0
 """A socket closed as not reading whose close frame cannot even be written
 after this long is dropped (TCP abort)."""
@@ -195,7 +198,7 @@ class Pinger:
         METRICS.count("pings_rode")
         now = entry.room.now()
         entry.conn.pinged = entry.ping_id
-        entry.room.on_ping_sent(entry.conn, entry.ping_id, now)
+        entry.room.on_ping_written(entry.conn, entry.ping_id, now)
         return ping_frame(entry.ping_id, round(now, 3))
 
 
