@@ -144,6 +144,7 @@ def direct_writer(ws: WebSocket) -> Callable[..., bool] | None:
                 wsconn.send_text(data)
                 transport.write(b"".join(wsconn.data_to_send()))
         except Exception as exc:  # the writer task's send meets it again and ends the socket
+            # (a ping ride() gave is lost with it: its pong would never come)
             log.debug("direct write failed: %s", exc)
             return False
         return True
