@@ -621,6 +621,7 @@ def summarise(
     connected = total("connected")
     players = args.players - args.players % SEATS
     lag_p99 = pct(lateness, 99)
+    counts = server_metrics.get("counts", {})
     frames_both = total("frames") + total("flips_sent") + total("slaps_sent") + total("pongs_sent")
     # (frames the server wrote, as the clients counted them, and the game
     # frames and pongs it read: a per-frame cost that does not flatter a
@@ -638,6 +639,10 @@ def summarise(
         "flips_per_s": round(total("flips_sent") / wall, 1),
         "slaps_per_s": round(total("slaps_sent") / wall, 1),
         "pongs_per_s": round(total("pongs_sent") / wall, 1),
+        # pings the server wrote alone, and in the write of another frame
+        # (server/pings.py; absent from a server that does not count them)
+        "pings_alone_per_s": round(counts.get("pings_alone", 0) / wall, 1),
+        "pings_rode_per_s": round(counts.get("pings_rode", 0) / wall, 1),
         "flip_delays": len(delays),
         "delay_p50_ms": round(pct(delays, 50), 2),
         "delay_p99_ms": round(pct(delays, 99), 2),

@@ -8,8 +8,12 @@ websockets-sansio, no permessage-deflate) holds ``--sockets`` sockets, each a
 (its writer task, and the direct write where the tree has one); a timer
 every 10 ms sends each socket its frames (``--rate`` a second, ``--burst``
 at a time, as a room's update and a ping come together), each about
-``--bytes`` long. A client process (picows) answers every frame with a
-small text frame, which the server reads with ``ws.receive()`` as
+``--bytes`` long (``--ping``: the last of each burst is a ping's ~50 bytes,
+sent alone a tick later, as the pinger's own ping is, in another turn of
+the event loop, where uvloop cannot join its write to the update's;
+``--together``: it goes in the same write as the first frame, as a ping
+that rides on an update does). A client process (picows) answers every
+frame with a small text frame, which the server reads with ``ws.receive()`` as
 ``serve_socket`` does (``--no-answer``: it answers nothing). The server
 counts its own CPU time (``getrusage``) over ``--seconds`` after every socket
 is connected, so the figure is robust to a busy machine; the client's
@@ -254,6 +258,9 @@ def serve(args: argparse.Namespace) -> None:
     received = [0]
     result: dict[str, Any] = {"direct": direct_writer is not None}
     body = '{"type":"update","seq":%d,"pad":"' + "x" * max(0, args.bytes - 40) + '"}'
+    ping = '{"type":"ping","id":%d,"server_time":81002.125}'
+    together = args.together and hasattr(Conn(), "ride")
+    result["together"] = together
 
     async def endpoint(ws: WebSocket) -> None:
         await ws.accept()
@@ -297,16 +304,40 @@ def serve(args: argparse.Namespace) -> None:
         got0 = received[0]
         sent = 0
         tick = 0
+        later: list[tuple[Conn, str]] = []
+        pings_due: list[tuple[Conn, str]] = []
         next_at = t0
         while time.perf_counter() - t0 < args.seconds:
             if args.receive:
                 await asyncio.sleep(0.05)
                 continue
             for conn in conns[tick % slots :: slots]:
+                texts: list[str] = []
                 for _ in range(args.burst):
                     seq += 1
-                    conn.send(body % seq)
-                    sent += 1
+                    texts.append(body % seq)
+                if args.ping:
+                    texts[-1] = ping % seq
+                sent += len(texts)
+                if together and len(texts) > 1:
+                    # the last frame (the ping) rides on the first's write
+                    # as the pinger's would (Conn.ride: written before it)
+                    taken: list[str] = []
+                    last = texts.pop()
+                    conn.ride = lambda last=last, taken=taken: taken.append(last) or last
+                    conn.send(texts[0])
+                    conn.ride = None
+                    if not taken:  # not written at once: it goes as it would alone
+                        texts.insert(1, last)
+                    texts.pop(0)
+                if args.ping and not together:  # the ping alone, from a later tick
+                    later.append((conn, texts.pop()))
+                for text in texts:
+                    conn.send(text)
+            for conn, text in pings_due:
+                conn.send(text)
+            pings_due, later = later, pings_due
+            later.clear()
             tick += 1
             next_at += FRAME_TICK_S
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
@@ -422,6 +453,14 @@ def main() -> None:
     p.add_argument("--burst", type=int, default=1, help="frames sent to a socket at once")
     p.add_argument("--bytes", type=int, default=300, help="length of a frame")
     p.add_argument("--no-answer", dest="answer", action="store_false")
+    p.add_argument(
+        "--ping", action="store_true", help="the last frame of each burst is a ping (~50 bytes)"
+    )
+    p.add_argument(
+        "--together",
+        action="store_true",
+        help="the last frame of each burst rides in the first's write (a tree with Conn.ride)",
+    )
     p.add_argument("--receive", action="store_true", help="the client sends, the server reads")
     p.add_argument("--profile", metavar="FILE", help="the server's cProfile stats to FILE")
     p.add_argument(

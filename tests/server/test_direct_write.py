@@ -203,3 +203,91 @@ async def test_pongs_answered_inline_skip_the_queue() -> None:
         await task
     assert answered == [(1, 10.0), (2, 20.0), (3, 30.0)]
     assert read == ["a", pong(2), '{"type":"pong"}', "end"]
+
+
+class CountedTransport:
+    """uvicorn's transport, counting its writes (everything else passes through)."""
+
+    def __init__(self, transport: Any) -> None:
+        self._transport = transport
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+        self._transport.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+@pytest.mark.parametrize("deflate", [False, True])
+async def test_a_ping_that_rides_goes_in_the_same_write_before_the_frame(deflate: bool) -> None:
+    """``direct(text, ride)``: what ``ride()`` returns, then the frame, in one
+    ``transport.write``, two WebSocket frames as the client reads them;
+    ``ride`` is asked only when the frame is written (not while paused)."""
+    asked: list[str] = []
+    counted: list[CountedTransport] = []
+
+    def ride() -> str | None:
+        asked.append("ping")
+        return f'{{"type":"ping","id":{len(asked)},"server_time":1.5}}'
+
+    def nothing() -> str | None:
+        asked.append("none")
+        return None
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        proto = _ws_protocol(ws)
+        transport = CountedTransport(proto.transport)
+        proto.transport = transport
+        counted.append(transport)
+        direct = direct_writer(ws)
+        assert direct is not None
+        assert direct('{"type":"update","seq":1}', ride)
+        assert direct('{"type":"update","seq":2}', nothing)
+        assert direct('{"type":"update","seq":3}')
+        proto.pause_writing()
+        assert not direct('{"type":"update","seq":4}', ride)
+        proto.resume_writing()
+        await ws.close(4003)
+
+    port = free_port()
+    config = uvicorn.Config(
+        Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+        ws_per_message_deflate=deflate,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            got = await read_all(ws)
+            assert ws.close_code == 4003
+    finally:
+        server.should_exit = True
+        await task
+    assert got == [
+        '{"type":"ping","id":1,"server_time":1.5}',
+        '{"type":"update","seq":1}',
+        '{"type":"update","seq":2}',
+        '{"type":"update","seq":3}',
+    ]
+    assert asked == ["ping", "none"], "asked only for frames it wrote"
+    writes = counted[0].writes
+    assert len(writes) >= 3  # (then the close frame)
+    first = writes[0]
+    if not deflate:
+        assert first == (
+            _text_header(40)
+            + b'{"type":"ping","id":1,"server_time":1.5}'
+            + _text_header(25)
+            + b'{"type":"update","seq":1}'
+        )
+    else:  # two compressed frames (RSV1 set), one after the other
+        assert first[0] == 0xC1 and first[2 + first[1]] == 0xC1

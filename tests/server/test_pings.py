@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -24,6 +25,9 @@ class FakeRoom:
         return asyncio.get_running_loop().time() * 1000.0
 
     def on_ping_sent(self, conn: Conn, ping_id: int, at: float) -> None:
+        self.sent.append((conn, ping_id, at))
+
+    def on_ping_written(self, conn: Conn, ping_id: int, at: float) -> None:
         self.sent.append((conn, ping_id, at))
 
 
@@ -128,3 +132,147 @@ async def test_one_timer_for_every_socket(quick: None) -> None:
         pinger.discard(conn)
     await asyncio.sleep(0.02)
     assert len(asyncio.all_tasks()) == before
+
+
+class Wire:
+    """A socket's direct writer as :func:`.sockets.direct_writer` is: each
+    call is one write of the frame and, when ``ride`` gives one, a ping first."""
+
+    def __init__(self, room: FakeRoom) -> None:
+        self.room = room
+        self.writes: list[tuple[float, list[dict[str, Any]]]] = []
+        """(the room's clock at the write, the frames it carried)."""
+        self.spans: list[tuple[float, float]] = []
+        """The room's clock just before and just after each write."""
+
+    def __call__(self, text: str, ride: Any = None) -> bool:
+        before = self.room.now()
+        ping = ride() if ride is not None else None
+        frames = [json.loads(text)] if ping is None else [json.loads(ping), json.loads(text)]
+        self.writes.append((before, frames))
+        self.spans.append((before, self.room.now()))
+        return True
+
+    def pings(self) -> list[tuple[float, int, dict[str, Any]]]:
+        """(when, how many frames in that write, the ping) for every ping written."""
+        return [(at, len(fs), f) for at, fs in self.writes for f in fs if f["type"] == "ping"]
+
+
+def wired(room: FakeRoom) -> tuple[Conn, Wire]:
+    conn = Conn()
+    wire = Wire(room)
+    conn.direct = wire
+    conn.greeted = True
+    conn.send(Welcome('{"type":"welcome"}'))
+    return conn, wire
+
+
+UPDATE = '{"type":"update","seq":1}'
+
+
+async def past_quick_pings(wire: Wire) -> None:
+    while len(wire.pings()) < pings_module.PING_FIRST_COUNT:
+        await asyncio.sleep(0.005)
+
+
+async def test_a_due_ping_rides_on_an_update_in_one_write_stamped_when_written(
+    quick: None,
+) -> None:
+    """Within ``ride_s`` of its time the ping goes in the update's write
+    (first), stamped with the room's clock of that write and told to the room
+    with that stamp; its own tick then sends nothing, and the next ping is
+    due a period after the one it replaced (so one ping a period still)."""
+    pinger = Pinger(tick_s=0.01, ride_s=0.05)
+    room = FakeRoom()
+    conn, wire = wired(room)
+    pinger.add(room, conn, ride=True)  # type: ignore[arg-type]
+    await past_quick_pings(wire)
+    last = wire.pings()[-1][0]
+    await asyncio.sleep(0.07)  # 70 ms into a 100 ms period: inside the last 50 ms
+    conn.send(UPDATE)
+    frames = wire.writes[-1][1]
+    before, after = wire.spans[-1]
+    assert [f["type"] for f in frames] == ["ping", "update"], "one write, both frames"
+    ping = frames[0]
+    assert ping["id"] == pings_module.PING_FIRST_COUNT + 1 == conn.pinged
+    told_conn, told_id, told_at = room.sent[-1]
+    assert (told_conn, told_id) == (conn, ping["id"])
+    assert before <= told_at <= after, "stamped in the write, not before"
+    assert ping["server_time"] == round(told_at, 3)
+    await asyncio.sleep(0.06)  # past the ping's own time: no second ping for it
+    assert len(wire.pings()) == pings_module.PING_FIRST_COUNT + 1
+    await asyncio.sleep(0.1)
+    after = wire.pings()
+    assert len(after) == pings_module.PING_FIRST_COUNT + 2
+    alone_at, n, alone = after[-1]
+    assert n == 1 and alone["id"] == ping["id"] + 1, "no update to ride on: the next goes alone"
+    assert 180 <= alone_at - last <= 230, "on the grid of the ping it replaced"
+    pinger.discard(conn)
+    assert conn.ride is None
+
+
+async def test_an_update_long_before_the_ping_carries_none(quick: None) -> None:
+    pinger = Pinger(tick_s=0.01, ride_s=0.03)
+    room = FakeRoom()
+    conn, wire = wired(room)
+    pinger.add(room, conn, ride=True)  # type: ignore[arg-type]
+    await past_quick_pings(wire)
+    await asyncio.sleep(0.02)  # 20 ms into the period: the ping is 80 ms away
+    conn.send(UPDATE)
+    assert [f["type"] for f in wire.writes[-1][1]] == ["update"]
+    pinger.discard(conn)
+
+
+async def test_the_quick_pings_never_ride(quick: None) -> None:
+    pinger = Pinger(tick_s=0.01, ride_s=1.0)  # any time would do, but not for these
+    room = FakeRoom()
+    conn, wire = wired(room)
+    pinger.add(room, conn, ride=True)  # type: ignore[arg-type]
+    while len(wire.pings()) < pings_module.PING_FIRST_COUNT:
+        conn.send(UPDATE)
+        await asyncio.sleep(0.002)
+    quick_pings = wire.pings()[: pings_module.PING_FIRST_COUNT]
+    assert all(n == 1 for _, n, _ in quick_pings), "each quick ping in a write of its own"
+    spacing = [b[0] - a[0] for a, b in itertools.pairwise(quick_pings)]
+    assert min(spacing) >= 8, spacing  # (a tick of 10 ms either way)
+    conn.send(UPDATE)  # the first once-a-second ping may ride
+    assert [f["type"] for f in wire.writes[-1][1]] == ["ping", "update"]
+    pinger.discard(conn)
+
+
+async def test_an_idle_socket_gets_its_pings_alone_on_time(quick: None) -> None:
+    pinger = Pinger(tick_s=0.01, ride_s=0.05)
+    room = FakeRoom()
+    conn, wire = wired(room)
+    pinger.add(room, conn, ride=True)  # type: ignore[arg-type]
+    await past_quick_pings(wire)
+    await asyncio.sleep(0.45)
+    slow = wire.pings()[pings_module.PING_FIRST_COUNT - 1 :]
+    assert 4 <= len(slow) - 1 <= 5
+    assert all(n == 1 for _, n, _ in slow)
+    spacing = [b[0] - a[0] for a, b in itertools.pairwise(slow)]
+    assert all(90 <= s <= 130 for s in spacing), spacing
+    pinger.discard(conn)
+
+
+async def test_a_socket_that_does_not_read_is_closed_though_its_pings_ride(quick: None) -> None:
+    """The ping's tick still checks that the socket reads when the ping
+    itself went out early on an update."""
+    pinger = Pinger(tick_s=0.01, ride_s=0.09)
+    room = FakeRoom()
+    conn, wire = wired(room)
+    stuck = [False]
+    pinger.add(room, conn, lambda: stuck[0], ride=True)  # type: ignore[arg-type]
+    await past_quick_pings(wire)
+    for _ in range(30):  # an update every 10 ms: every ping rides
+        conn.send(UPDATE)
+        await asyncio.sleep(0.01)
+    rode = [p for p in wire.pings()[pings_module.PING_FIRST_COUNT :] if p[1] == 2]
+    assert len(rode) >= 2 and len(rode) == len(wire.pings()) - pings_module.PING_FIRST_COUNT
+    stuck[0] = True
+    for _ in range(20):
+        conn.send(UPDATE)
+        await asyncio.sleep(0.01)
+    assert conn.closed and conn.close_code == CLOSE_NOT_READING
+    assert len(pinger) == 0
+    assert conn.ride is None

@@ -167,3 +167,58 @@ async def test_run_or_batch_errors_frames_and_writes_as_the_task_would() -> None
         assert [item[0] for item in conn._queue if isinstance(item, tuple)] == ["x"]
     finally:
         await actor.stop()
+
+
+async def test_a_ping_written_in_the_rooms_send_step_is_told_at_once_without_an_input(
+    store: Store,
+) -> None:
+    """A ping that rides on a frame of the room (server/pings.py) is written
+    in the room's task, while it sends its frames: the referee has it at
+    once, and no input is queued for it (``on_ping_sent`` from there would
+    queue one: the task is not idle)."""
+    clock = FakeClock()
+    room, ref = await playing(store, clock)
+    try:
+        conn, spectator = CONNS[id(room)][0], Conn()
+        told: list[int] = []
+
+        def write(text: str, ride: object = None) -> bool:
+            assert callable(ride)
+            ride()
+            return True
+
+        def ride() -> None:
+            room.on_ping_written(conn, 7, clock())
+            room.on_ping_written(spectator, 8, clock())  # no seat: nothing to tell
+            told.append(len(ref.log))
+
+        conn._queue.clear()  # (its frames so far were taken)
+        conn.direct, conn.ride = write, ride
+        inputs = METRICS.inputs
+        await room.call(lambda: room.send(conn, '{"type":"update"}'))
+        assert told == [1] and ref.log == ["ping 0 7"]
+        assert room._queue.qsize() == 0 and METRICS.inputs == inputs + 1
+        conn.direct = conn.ride = None
+        inputs = METRICS.inputs
+        await room.call(lambda: room.on_ping_sent(conn, 9, clock()))  # (for contrast)
+        await room.call(lambda: None)
+        assert ref.log == ["ping 0 7", "ping 0 9"] and METRICS.inputs == inputs + 3
+    finally:
+        await room.stop()
+
+
+async def test_a_ping_written_elsewhere_waits_behind_what_came_first(store: Store) -> None:
+    clock = FakeClock()
+    room, ref = await playing(store, clock)
+    try:
+        conns, tokens = CONNS[id(room)], TOKENS[id(room)]
+        flip = FlipMsg(v=1, type="flip", token=tokens[0], flip_id=0)
+        slap = SlapMsg(v=1, type="slap", token=tokens[1], flip_id=1, reaction_ms=250.0)
+        room.submit(partial(room.handle, conns[0], flip, clock()))
+        room.submit(partial(room.handle, conns[1], slap, clock()))
+        room.on_ping_written(conns[1], 1, clock())
+        assert ref.log == []
+        await room.call(lambda: None)
+        assert ref.log == ["slap 1", "ping 1 1"]
+    finally:
+        await room.stop()

@@ -212,6 +212,10 @@ class Conn:
     nothing is queued or being sent, so frames keep their order, and queues
     the frame for the writer task otherwise (or when ``direct`` refuses).
 
+    ``ride`` (set by the pinger, :meth:`.pings.Pinger.add`) is passed to
+    ``direct`` with each frame: it returns a clock-sync ``ping`` to write
+    with that frame (just before it, in the same write) when one is due soon.
+
     The writer task is :meth:`writer`, run by the caller, or (after
     :meth:`write_on_demand`) made by the connection itself only while a frame
     waits: a socket that keeps up holds no task of its own.
@@ -242,7 +246,9 @@ class Conn:
         self._queue: deque[tuple[str, float] | _Close] = deque()
         self._ready = asyncio.Event()
         self._sending_since: float | None = None
-        self.direct: Callable[[str], bool] | None = None
+        self.direct: Callable[..., bool] | None = None
+        """``direct(text)``, or ``direct(text, ride)`` while ``ride`` is set: write now (or ``False``)."""
+        self.ride: Callable[[], str | None] | None = None
         self._on_demand = False
         self.writer_task: asyncio.Task[None] | None = None
         """The writer task made by :meth:`write_on_demand`'s mode, while there is one."""
@@ -256,9 +262,11 @@ class Conn:
         if type(text) is Welcome:
             self.welcomed = True
         direct = self.direct
-        if direct is not None and not self._queue and self._sending_since is None and direct(text):
-            METRICS.send_lag_ms.append(0.0)
-            return
+        if direct is not None and not self._queue and self._sending_since is None:
+            ride = self.ride
+            if direct(text) if ride is None else direct(text, ride):
+                METRICS.send_lag_ms.append(0.0)
+                return
         if len(self._queue) >= MAX_PENDING:
             log.warning("%r does not read its frames: closing it", self)
             self.close(CLOSE_NOT_READING, "not reading", drop=True)

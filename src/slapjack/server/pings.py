@@ -11,6 +11,19 @@ tick for one room are one input (:meth:`Actor.run_or_batch`).
 
 A ping is stamped with the room's clock when it is queued, as before, so
 the tick's granularity does not blur the referee's round trips.
+
+A once-a-second ping may *ride*: when a frame the socket gets anyway (an
+update) is written to it directly within :data:`RIDE_S` before the ping is
+due, the ping is stamped then and goes in the same write, just before that
+frame (two WebSocket frames, one ``transport.write``; first, so the client
+answers it before it handles the update), and costs no write of its own
+(:meth:`Pinger.add` with ``ride``; the direct writer of :mod:`.sockets` asks
+:meth:`Conn.ride`). Its due time stays where it was: the tick there only
+checks that the socket reads and schedules the next ping a period on, so the
+socket still gets one ping a period, each at most :data:`RIDE_S` early. Pings
+with no frame to ride on go out alone on time, as before. A ping that rides
+is written in its room's task, while the room sends its frames: the referee
+is told there at once (:meth:`Room.on_ping_written`), not with an input.
 """
 
 from __future__ import annotations
@@ -21,6 +34,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from slapjack.protocol import ping_frame
@@ -43,13 +57,18 @@ PING_EVERY_S = 1.0
 pings, and a phone's jitter needs many pings for a small forgery to show
 (measured in docs/benchmarks.md: a ping every 2 s let a 30 ms forger on a 4G
 seat keep its gain twice as long). A ping is a few dozen bytes each way."""
+RIDE_S = 0.7
+"""How early a once-a-second ping may leave to ride on a frame written to its
+socket anyway (0: never; less than :data:`PING_EVERY_S`). At 0.7 about three
+pings in four ride at human pace, at 0.4 two in five (docs/benchmarks.md,
+"Pings that ride on updates")."""
 ABORT_AFTER_S: Final = 2.0
 """A socket closed as not reading whose close frame cannot even be written
 after this long is dropped (TCP abort)."""
 
 
 class _Socket:
-    __slots__ = ("abort", "conn", "not_reading", "ping_id", "room")
+    __slots__ = ("abort", "conn", "early", "not_reading", "ping_id", "ridden", "room")
 
     def __init__(
         self,
@@ -63,6 +82,10 @@ class _Socket:
         self.not_reading = not_reading
         self.abort = abort
         self.ping_id = 0
+        self.early = math.inf
+        """From this time (``time.monotonic()``) on the next ping may ride."""
+        self.ridden = False
+        """The ping due next has gone out early, on another frame."""
 
 
 class Pinger:
@@ -70,8 +93,9 @@ class Pinger:
     server: :meth:`add` a socket when it opens, :meth:`discard` it when it
     closes. The task starts with the first socket of its event loop."""
 
-    def __init__(self, tick_s: float = TICK_S) -> None:
+    def __init__(self, tick_s: float = TICK_S, ride_s: float | None = None) -> None:
         self.tick_s = tick_s
+        self.ride_s = RIDE_S if ride_s is None else ride_s
         self._wheel: dict[int, list[_Socket]] = {}
         self._sockets: dict[Conn, _Socket] = {}
         self._task: asyncio.Task[None] | None = None
@@ -86,17 +110,24 @@ class Pinger:
         conn: Conn,
         not_reading: Callable[[], bool] = lambda: False,
         abort: Callable[[], None] = lambda: None,
+        *,
+        ride: bool = False,
     ) -> None:
         """Ping ``conn`` (``not_reading()``: has the client stopped reading?
-        ``abort()``: drop its connection) from :data:`PING_FIRST_S` on."""
+        ``abort()``: drop its connection) from :data:`PING_FIRST_S` on.
+        ``ride``: its once-a-second pings may ride on its other frames
+        (``conn.direct`` takes a second frame: :func:`.sockets.direct_writer`)."""
         entry = _Socket(room, conn, not_reading, abort)
         self._sockets[conn] = entry
         self._schedule(entry, PING_FIRST_S)
+        if ride and self.ride_s > 0:
+            conn.ride = partial(self._ride, entry)
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run(), name="pinger")
 
     def discard(self, conn: Conn) -> None:
-        self._sockets.pop(conn, None)
+        if self._sockets.pop(conn, None) is not None:
+            conn.ride = None
         if not self._sockets:
             self._wheel.clear()
             if self._task is not None:
@@ -109,6 +140,7 @@ class Pinger:
     def _schedule(self, entry: _Socket, delay_s: float) -> None:
         at = self._now_tick() + max(1, round(delay_s / self.tick_s))
         self._wheel.setdefault(at, []).append(entry)
+        entry.early = at * self.tick_s - self.ride_s
 
     async def _run(self) -> None:
         self._tick = self._now_tick()
@@ -138,14 +170,36 @@ class Pinger:
             if not conn.welcomed:
                 self._schedule(entry, PING_FIRST_S)
                 continue
+            if entry.ridden:  # this one went out early, on an update
+                entry.ridden = False
+                self._schedule(entry, PING_EVERY_S)
+                continue
             entry.ping_id += 1
-            conn.pinged = entry.ping_id
-            now = entry.room.now()
-            conn.send(ping_frame(entry.ping_id, round(now, 3)))
-            entry.room.on_ping_sent(conn, entry.ping_id, now)
             self._schedule(
                 entry, PING_FIRST_S if entry.ping_id < PING_FIRST_COUNT else PING_EVERY_S
             )
+            METRICS.count("pings_alone")
+            now = entry.room.now()
+            conn.pinged = entry.ping_id
+            ride, conn.ride = conn.ride, None  # a ping carries no other ping
+            conn.send(ping_frame(entry.ping_id, round(now, 3)))
+            if conn.ride is None and self._sockets.get(conn) is entry:
+                conn.ride = ride
+            entry.room.on_ping_sent(conn, entry.ping_id, now)
+
+    def _ride(self, entry: _Socket) -> str | None:
+        """The ping for ``entry``'s socket, stamped now, if its next ping is a
+        once-a-second one due within :attr:`ride_s` (and has not gone yet):
+        the caller writes it at once, with the frame it is writing anyway."""
+        if entry.ridden or entry.ping_id < PING_FIRST_COUNT or time.monotonic() < entry.early:
+            return None
+        entry.ridden = True
+        entry.ping_id += 1
+        METRICS.count("pings_rode")
+        now = entry.room.now()
+        entry.conn.pinged = entry.ping_id
+        entry.room.on_ping_written(entry.conn, entry.ping_id, now)
+        return ping_frame(entry.ping_id, round(now, 3))
 
 
 def _abort_if_stuck(entry: _Socket) -> None:

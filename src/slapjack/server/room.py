@@ -13,6 +13,7 @@ live table's next deadline); its life before the first game is :mod:`.waiting`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Callable
@@ -341,6 +342,19 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
     def handle(self, conn: Conn, msg: Any, at: float) -> None:
         """A validated client frame (room task); see :mod:`.inputs`."""
         inputs.handle(self, conn, msg, at)
+
+    def on_ping_written(self, conn: Conn, ping_id: int, at: float) -> None:
+        """A clock-sync ping written together with another frame for ``conn``
+        (it rode on it: :mod:`.pings`). In the room's own task (its send
+        step) the referee is told at once: it only keeps the ping's stamp,
+        which no input queued meanwhile reads, and an input queued for it
+        would cost more than the write the ping saved. From anywhere else as
+        :meth:`on_ping_sent`."""
+        task = self._task
+        if task is None or asyncio.current_task() is not task:
+            self.on_ping_sent(conn, ping_id, at)
+        elif conn.seat is not None:
+            self._run_one(self.referee.on_ping_sent, (conn.seat, ping_id, at))
 
     def send(self, conn: Conn, text: str) -> None:
         """Send ``text`` to ``conn`` after this input's store writes."""

@@ -89,7 +89,7 @@ def _sansio(ws: WebSocket) -> Any:
     return proto if type(proto) is WebSocketsSansIOProtocol else None
 
 
-def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
+def direct_writer(ws: WebSocket) -> Callable[..., bool] | None:
     """A function that writes a text frame onto ``ws`` at once, without a task
     wake-up or the ASGI send path, and says whether it did: under uvicorn's
     websockets-sansio protocol (the server's default), ``None`` elsewhere.
@@ -101,7 +101,14 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     high-water mark (the client is slow or does not read), the close has begun,
     the connection is gone. Without extensions the frame header is built here
     (a server's frames are not masked: RFC 6455 5.2); with permessage-deflate
-    the websockets protocol object frames and compresses it."""
+    the websockets protocol object frames and compresses it.
+
+    ``ride()`` (the pinger's, :meth:`Conn.send` passes it), asked only once
+    the frame is sure to be written, may return a clock-sync ``ping`` stamped
+    that moment: it goes in the same ``transport.write``, as a frame of its
+    own just before ``text``, so that the client answers it before it
+    handles the update (whose handling would otherwise count in the ping's
+    round trip)."""
     proto = _sansio(ws)
     if proto is None:
         return None
@@ -113,7 +120,7 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
     plain = not wsconn.extensions
     open_ = State.OPEN
 
-    def write(text: str) -> bool:
+    def write(text: str, ride: Callable[[], str | None] | None = None) -> bool:
         if (
             proto.close_sent
             or proto.disconnected
@@ -124,12 +131,20 @@ def direct_writer(ws: WebSocket) -> Callable[[str], bool] | None:
             return False
         data = text.encode()
         try:
+            ping = ride() if ride is not None else None
             if plain:
-                transport.write(_text_header(len(data)) + data)
+                frame = _text_header(len(data)) + data
+                if ping is not None:
+                    first = ping.encode()
+                    frame = _text_header(len(first)) + first + frame
+                transport.write(frame)
             else:
+                if ping is not None:
+                    wsconn.send_text(ping.encode())
                 wsconn.send_text(data)
                 transport.write(b"".join(wsconn.data_to_send()))
         except Exception as exc:  # the writer task's send meets it again and ends the socket
+            # (a ping ride() gave is lost with it: its pong would never come)
             log.debug("direct write failed: %s", exc)
             return False
         return True
@@ -373,7 +388,13 @@ async def serve_socket(
 
     inline_frames(ws, inline)
     pings = pinger if pinger is not None else Pinger()
-    pings.add(room, conn, partial(not_reading, conn, ws, lim.not_reading_s), partial(_abort, ws))
+    pings.add(
+        room,
+        conn,
+        partial(not_reading, conn, ws, lim.not_reading_s),
+        partial(_abort, ws),
+        ride=conn.direct is not None,
+    )
     try:
         while not conn.closed:
             message = await ws.receive()
