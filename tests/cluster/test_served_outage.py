@@ -18,7 +18,7 @@ import pytest
 import uvicorn
 
 from server.conftest import Client
-from slapjack.cluster.view import HOT_CPU
+from slapjack.cluster import view
 from slapjack.server import create_app
 from slapjack.server.connection import Limits
 
@@ -155,18 +155,20 @@ async def test_a_socket_to_a_room_of_another_node_is_moved(
 
 
 async def test_new_rooms_spread_over_the_nodes_with_codes_unique_across_them(
-    pg_url: str, own_redis: OwnRedis, tmp_path: Path
+    pg_url: str, own_redis: OwnRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The three nodes run in this one process, so each reports the CPU of all
+    # three (process time), sampled over its own heartbeat window: during the
+    # burst of creations below, one or two of them read as hot and placement
+    # passed over them (seen: 39/3/3 on a loaded machine). Placement by CPU has
+    # its own tests (tests/cluster/test_placement.py); here no node is ever hot.
+    monkeypatch.setattr(view, "HOT_CPU", 1e9)
     served = [serve_node(pg_url, own_redis.url, n, tmp_path / n) for n in ("a", "b", "c")]
     try:
         async with httpx.AsyncClient(timeout=20) as http:
-            # Every node has sent a heartbeat, and none reports the CPU of its
-            # start-up: placement passes over a node at HOT_CPU or above, so a
-            # node still busy starting (on a loaded machine) would get no rooms.
-            for _ in range(300):
+            for _ in range(300):  # every node has sent a heartbeat
                 status = (await http.get(f"{served[0].url}/api/cluster")).json()
-                cool = all(n.get("cpu", 0) < HOT_CPU for n in status["nodes"])
-                if status["summary"]["live"] == 3 and cool:
+                if status["summary"]["live"] == 3:
                     break
                 await asyncio.sleep(0.05)
             answers = await asyncio.gather(
