@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -121,6 +121,31 @@ def serve(probe: Probe, on_demand: bool = False, **config: Any) -> Iterator[str]
         thread.join(10)
 
 
+@contextlib.asynccontextmanager
+async def endpoint_served(endpoint: Any, **config: Any) -> AsyncIterator[str]:
+    """``endpoint`` at ``/ws`` under uvicorn's websockets-sansio protocol, in
+    this event loop; yields its URL."""
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(
+            Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            ws="websockets-sansio",
+            **config,
+        )
+    )
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        yield f"ws://127.0.0.1:{port}/ws"
+    finally:
+        server.should_exit = True
+        await task
+
+
 async def read_all(ws: Any) -> list[str]:
     got: list[str] = []
     with contextlib.suppress(websockets.ConnectionClosed):
@@ -179,28 +204,12 @@ async def test_pongs_answered_inline_skip_the_queue() -> None:
     def pong(i: int) -> str:
         return f'{{"v":1,"type":"pong","id":{i},"client_time":{10 * i}}}'
 
-    port = free_port()
-    config = uvicorn.Config(
-        Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ws="websockets-sansio",
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.02)
-        async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
-            for text in [pong(1), "a", pong(2), pong(3), '{"type":"pong"}', "end"]:
-                await ws.send(text)
-                await asyncio.sleep(0.02)  # one at a time: nothing waits in the queue
-            await read_all(ws)
-            assert ws.close_code == 4002
-    finally:
-        server.should_exit = True
-        await task
+    async with endpoint_served(endpoint) as url, websockets.connect(url) as ws:
+        for text in [pong(1), "a", pong(2), pong(3), '{"type":"pong"}', "end"]:
+            await ws.send(text)
+            await asyncio.sleep(0.02)  # one at a time: nothing waits in the queue
+        await read_all(ws)
+        assert ws.close_code == 4002
     assert answered == [(1, 10.0), (2, 20.0), (3, 30.0)]
     assert read == ["a", pong(2), '{"type":"pong"}', "end"]
 
@@ -252,26 +261,10 @@ async def test_a_ping_that_rides_goes_in_the_same_write_before_the_frame(deflate
         proto.resume_writing()
         await ws.close(4003)
 
-    port = free_port()
-    config = uvicorn.Config(
-        Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ws="websockets-sansio",
-        ws_per_message_deflate=deflate,
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.02)
-        async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
-            got = await read_all(ws)
-            assert ws.close_code == 4003
-    finally:
-        server.should_exit = True
-        await task
+    served = endpoint_served(endpoint, ws_per_message_deflate=deflate)
+    async with served as url, websockets.connect(url) as ws:
+        got = await read_all(ws)
+        assert ws.close_code == 4003
     assert got == [
         '{"type":"ping","id":1,"server_time":1.5}',
         '{"type":"update","seq":1}',

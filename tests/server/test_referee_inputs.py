@@ -69,16 +69,22 @@ async def playing(store: Store, clock: FakeClock) -> tuple[Room, Recording]:
     return room, room.referee
 
 
+def queue_flip_and_slap(room: Room, clock: FakeClock) -> list[Conn]:
+    """As the socket tasks would: seat 0's flip and seat 1's slap queued for
+    the room's task, which has not run them; returns the room's connections."""
+    conns, tokens = CONNS[id(room)], TOKENS[id(room)]
+    flip = FlipMsg(v=1, type="flip", token=tokens[0], flip_id=0)
+    slap = SlapMsg(v=1, type="slap", token=tokens[1], flip_id=1, reaction_ms=250.0)
+    room.submit(partial(room.handle, conns[0], flip, clock()))
+    room.submit(partial(room.handle, conns[1], slap, clock()))
+    return conns
+
+
 async def test_a_pong_never_overtakes_a_queued_slap(store: Store) -> None:
     clock = FakeClock()
     room, ref = await playing(store, clock)
     try:
-        conns, tokens = CONNS[id(room)], TOKENS[id(room)]
-        flip = FlipMsg(v=1, type="flip", token=tokens[0], flip_id=0)
-        slap = SlapMsg(v=1, type="slap", token=tokens[1], flip_id=1, reaction_ms=250.0)
-        # the socket tasks queue a flip and a slap; the room's task has not run them
-        room.submit(partial(room.handle, conns[0], flip, clock()))
-        room.submit(partial(room.handle, conns[1], slap, clock()))
+        conns = queue_flip_and_slap(room, clock)
         room.on_ping_sent(conns[1], 1, clock())
         room.on_pong(conns[1], 1, 5.0, clock())
         room.on_transport_rtt(conns[1], (20.0, 5.0, 18.0), clock())
@@ -211,11 +217,7 @@ async def test_a_ping_written_elsewhere_waits_behind_what_came_first(store: Stor
     clock = FakeClock()
     room, ref = await playing(store, clock)
     try:
-        conns, tokens = CONNS[id(room)], TOKENS[id(room)]
-        flip = FlipMsg(v=1, type="flip", token=tokens[0], flip_id=0)
-        slap = SlapMsg(v=1, type="slap", token=tokens[1], flip_id=1, reaction_ms=250.0)
-        room.submit(partial(room.handle, conns[0], flip, clock()))
-        room.submit(partial(room.handle, conns[1], slap, clock()))
+        conns = queue_flip_and_slap(room, clock)
         room.on_ping_written(conns[1], 1, clock())
         assert ref.log == []
         await room.call(lambda: None)
