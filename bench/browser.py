@@ -104,9 +104,10 @@ PROBE = r"""
         const now = performance.now();
         if (B.marks) performance.mark("sj-painted");
         // "since": ms since the last race's result arrived (null: none yet), to
-        // tell the flips just after a race (its sweep, burst and result) apart.
+        // tell the flips just after a race (its sweep, burst and result) apart;
+        // "n": the flip's number in this room's game (1: the first I made).
         const race = B.arrive.length ? p.at - B.arrive[B.arrive.length - 1] : null;
-        B.flips.push({ total: now - p.at, server: (p.got ?? now) - p.at, page: now - (p.got ?? now), since: race });
+        B.flips.push({ total: now - p.at, server: (p.got ?? now) - p.at, page: now - (p.got ?? now), since: race, n: B.flips.length + 1 });
       }, 0));
     }
     const mine = document.getElementById("my-result");
