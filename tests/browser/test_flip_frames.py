@@ -141,7 +141,10 @@ def test_the_warm_up_paints_every_face(server: Server, pages: Pages) -> None:
     """Before the cards are needed, each of the 52 faces is drawn once at a
     card's size inside the warm-up's 1 px clip (where it is painted, its SVG
     parsed and laid out), not beside it: while the player is still reading
-    the join form (before the game's first cards, not during them)."""
+    the join form (before the game's first cards, not during them). Once the
+    table is there, they are drawn again at the size of its cards (an SVG
+    image is laid out and painted for each size it is drawn at: warmed at
+    another size, each face was cold in the frame that showed its card)."""
     ctx = pages.context()
     ctx.add_init_script(WARM_WATCHER)
     page = pages.page(ctx)
@@ -155,13 +158,50 @@ def test_the_warm_up_paints_every_face(server: Server, pages: Pages) -> None:
     assert not outside, outside
     assert all(w["w"] > 20 for w in seen), seen  # a card's size, not a dot
     assert page.locator("#join-name").is_visible()  # not joined: no table drawn yet
-    # A table made now (joining) finds the faces warm: no second warm-up.
+    # Joining: the faces again, at the width of the table's cards.
     before = len(seen)
     page.locator("#join-name").fill("Ivo")
     page.locator("#join-btn").click()
     page.locator("#table .seat").nth(1).wait_for()
-    page.wait_for_timeout(300)
-    assert len(page.evaluate("window.__warm")) == before
+    width = page.evaluate(
+        "document.querySelector('#table .pile').getBoundingClientRect().width / 1.8"
+    )
+    assert abs(width - seen[0]["w"]) > 2, (width, seen[0])  # another size than the form's
+
+    def at_table_size() -> set[str]:
+        later = page.evaluate("window.__warm")[before:]
+        return {w["face"] for w in later if abs(w["w"] - width) < 0.5 and w["inside"]}
+
+    wait_for(lambda: len(at_table_size()) >= 52, timeout=20)
+    assert at_table_size() == faces
+    # Then no more: the table's size is the same.
+    settled = len(page.evaluate("window.__warm"))
+    page.wait_for_timeout(500)
+    assert len(page.evaluate("window.__warm")) == settled
+
+
+def test_the_lengths_a_card_is_sized_by_are_registered(server: Server, pages: Pages) -> None:
+    """A card's --w (and the felt's --cw it comes from) is a length in px
+    where it is used, not the felt's formula handed down to be parsed again
+    on every card: app.css registers them (@property). Unregistered, the
+    style of each new card took twice as long (docs/benchmarks.md,
+    "Registered lengths")."""
+    page = my_turn_against_a_bot(server, pages)
+    page.keyboard.press("Space")
+    wait_for(lambda: table_state(page)["top"] is not None, timeout=10)
+    got = page.evaluate(
+        """() => {
+          const card = document.querySelector('#table .pile .card.top');
+          const felt = document.getElementById('table');
+          const cs = getComputedStyle(card);
+          return { w: cs.getPropertyValue('--w').trim(), cw: getComputedStyle(felt).getPropertyValue('--cw').trim(),
+                   width: card.getBoundingClientRect().width, transform: cs.transform };
+        }"""
+    )
+    assert got["w"].endswith("px") and got["cw"].endswith("px"), got
+    assert float(got["w"][:-2]) == pytest.approx(float(got["cw"][:-2]), abs=0.01)
+    # The card is as wide as its --w says (its transform is a small rotation).
+    assert got["width"] == pytest.approx(float(got["w"][:-2]), rel=0.05), got
 
 
 def test_a_flip_after_a_race_leaves_its_flourishes_to_run_out(server: Server, pages: Pages) -> None:

@@ -174,13 +174,27 @@ export function cardBack({ size = "", extra = "" } = {}) {
 let warmBox = null;
 let warmRun = 0;
 let warmLang = null;
+let warmWidth = null;
+
+/** The faces warmed again at the size the table draws its cards
+ * (``cssWidth``, CSS px): an SVG image is laid out and painted for each size
+ * it is drawn at, so faces warmed at another size are cold in the table
+ * (docs/benchmarks.md, "Warm at the table's size"). A no-op at the same size. */
+export function warmFacesAt(cssWidth) {
+  const w = Math.round(cssWidth * 100) / 100;
+  if (!(w > 0) || w === warmWidth) return;
+  warmWidth = w;
+  warmFaces();
+  warmBox.style.setProperty("--cw", `${w}px`);
+  warmFaces(true);
+}
 
 /** Draw every face once in a 1 px box (a card's size, clipped, all but
  * transparent), two per frame; a no-op while it runs or once done, unless the
  * language changed. */
-export function warmFaces() {
+export function warmFaces(again = false) {
   const lang = rankLabel("J") + rankLabel("Q") + rankLabel("K") + rankLabel("A");
-  if (lang === warmLang) return;
+  if (lang === warmLang && !again) return;
   warmLang = lang;
   if (!warmBox) {
     warmBox = h("div", { class: "face-warmup", "aria-hidden": "true" });

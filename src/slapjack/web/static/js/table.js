@@ -2,7 +2,7 @@
 // describe what happened. Shared by the room, party mode and the replay viewer.
 
 import { fill, h, median, reducedMotion, setAttr, setHidden, setText } from "./common.js";
-import { cardBack, cardFace, rankLabel, spokenCard, warmFaces } from "./cards.js";
+import { cardBack, cardFace, rankLabel, spokenCard, warmFaces, warmFacesAt } from "./cards.js";
 import { FALSE_START_OFFSET_MS, msText, t } from "./i18n.js";
 
 const BOT_NAME = /^(Beginner|Casual|Pro|Matched|Perfect) bot (\d+)$/;
@@ -440,6 +440,7 @@ export class TableView {
     const pile = rel(this.pileEl.getBoundingClientRect());
     // The top card rests at the pile's right (see .pile .card in app.css).
     const cw = pile.width / 1.8;
+    warmFacesAt(cw);
     this.geom = {
       seats: this.seatEls.map((el) => rel(el.getBoundingClientRect())),
       pile,
