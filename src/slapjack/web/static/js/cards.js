@@ -179,28 +179,34 @@ let warmWidth = null;
 /** The faces warmed again at the size the table draws its cards
  * (``cssWidth``, CSS px): an SVG image is laid out and painted for each size
  * it is drawn at, so faces warmed at another size are cold in the table
- * (docs/benchmarks.md, "Warm at the table's size"). A no-op at the same size. */
+ * (docs/benchmarks.md, "Registered lengths, and faces warmed at the table's
+ * size"). A no-op at the same size. */
 export function warmFacesAt(cssWidth) {
   const w = Math.round(cssWidth * 100) / 100;
   if (!(w > 0) || w === warmWidth) return;
   warmWidth = w;
-  warmFaces();
-  warmBox.style.setProperty("--cw", `${w}px`);
+  warmBoxMade().style.setProperty("--cw", `${w}px`);
   warmFaces(true);
 }
 
-/** Draw every face once in a 1 px box (a card's size, clipped, all but
- * transparent), two per frame; a no-op while it runs or once done, unless the
- * language changed. */
-export function warmFaces(again = false) {
-  const lang = rankLabel("J") + rankLabel("Q") + rankLabel("K") + rankLabel("A");
-  if (lang === warmLang && !again) return;
-  warmLang = lang;
+/** The warm-up's box (made, with its language listener, on first use). */
+function warmBoxMade() {
   if (!warmBox) {
     warmBox = h("div", { class: "face-warmup", "aria-hidden": "true" });
     document.body.append(warmBox);
     document.addEventListener("langchange", () => warmFaces());
   }
+  return warmBox;
+}
+
+/** Draw every face once in a 1 px box (a card's size, clipped, all but
+ * transparent), two per frame; a no-op while it runs or once done, unless the
+ * language changed or ``again`` (then from the start). */
+export function warmFaces(again = false) {
+  const lang = rankLabel("J") + rankLabel("Q") + rankLabel("K") + rankLabel("A");
+  if (lang === warmLang && !again) return;
+  warmLang = lang;
+  warmBoxMade();
   const run = ++warmRun;
   const names = [];
   for (const rank of FACE_RANKS) for (const suit of Object.keys(SUITS)) names.push(rank + suit);
