@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -261,3 +262,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(120))
+
+
+def nodes_http(timeout: float = 10) -> httpx.AsyncClient:
+    """A client for the nodes' HTTP API that never reuses a connection idle
+    for more than 1 s: uvicorn closes one idle for 5 s (its keep-alive timeout),
+    and a request sent on it as it closes fails with "Server disconnected"."""
+    return httpx.AsyncClient(timeout=timeout, limits=httpx.Limits(keepalive_expiry=1.0))

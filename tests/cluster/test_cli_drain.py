@@ -9,11 +9,9 @@ import subprocess
 import sys
 from typing import Any
 
-import httpx
-
 from slapjack.protocol import Update
 
-from .conftest import REDIS_URL
+from .conftest import REDIS_URL, nodes_http
 from .test_serve_nodes import (
     NodeProc,
     Player,
@@ -53,12 +51,14 @@ async def test_cluster_drain_hands_the_rooms_over_and_the_node_exits(
     nodes: list[NodeProc],
 ) -> None:
     a, b, c = nodes
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         code, players = await start_game(nodes, http)
         for p in players:
             p.on_update = held(p)  # type: ignore[method-assign]
         with players_running(players):
-            await asyncio.wait_for(players[1].race_seen.wait(), 30)  # mid-race
+            # Mid-race, once both seats have seen it (so both slaps are on their way:
+            # a seat whose update came in after HOLD would never slap this race).
+            await asyncio.wait_for(asyncio.gather(*(p.race_seen.wait() for p in players)), 30)
             HOLD.set()  # the players wait (a human game would go on meanwhile)
             done = await asyncio.to_thread(
                 cli, "drain", "a", "--redis-url", REDIS_URL, "--prefix", a.prefix

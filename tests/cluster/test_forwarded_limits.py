@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .conftest import PG_URL, delete_prefix, drop_schema, pg_schema, redis_or_skip
+from .conftest import PG_URL, delete_prefix, drop_schema, nodes_http, pg_schema, redis_or_skip
 from .test_serve_nodes import NodeProc, room_on
 
 CLIENTS = 45
@@ -69,7 +69,7 @@ async def test_forwarded_joins_are_limited_by_the_clients_address(
     peers: dict[str, NodeProc],
 ) -> None:
     a, b, c = peers["a"], peers["b"], peers["c"]
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         on_a, on_c = await room_on(a, http, seed=4), await room_on(c, http, seed=5)
     # a believes b: every client has its own budget there (2 seats, then room_full)
     statuses = await join_once_each(b, on_a)

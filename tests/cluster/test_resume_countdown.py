@@ -9,12 +9,11 @@ import signal
 import time
 from typing import Any
 
-import httpx
-
 from slapjack.core import replay
 from slapjack.protocol import Update
 from slapjack.tui.online import Target
 
+from .conftest import nodes_http
 from .test_serve_nodes import (
     ROOM_TIMING,
     NodeProc,
@@ -59,7 +58,7 @@ async def test_a_taken_over_room_counts_down_before_play_goes_on(
     nodes: list[NodeProc],
 ) -> None:
     a, b, c = nodes
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         body = {
             "create": {"name": "countdown", "seats": 2, "rules": {"preset": "classic"}},
             "seed": 4,

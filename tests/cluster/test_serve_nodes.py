@@ -36,6 +36,7 @@ from .conftest import (
     delete_prefix,
     drop_schema,
     free_port,
+    nodes_http,
     pg_schema,
     redis_or_skip,
 )
@@ -265,13 +266,7 @@ async def seat_through(
 
 async def stored_record(http: httpx.AsyncClient, node: NodeProc, code: str) -> Record:
     for _ in range(200):
-        try:
-            r = await http.get(f"{node.url}/api/games", params={"limit": 5})
-        except httpx.RemoteProtocolError:
-            # A pooled connection the node closed as idle (uvicorn's keep-alive
-            # timeout, 5 s) while the game played out: ask again on a new one.
-            await asyncio.sleep(0.05)
-            continue
+        r = await http.get(f"{node.url}/api/games", params={"limit": 5})
         games = [g for g in r.json()["games"] if g.get("room") == code]
         if games:
             g = await http.get(f"{node.url}/api/games/{games[0]['id']}")
@@ -325,7 +320,7 @@ async def test_clients_on_other_nodes_play_a_room_to_the_end_through_moved(
     nodes: list[NodeProc],
 ) -> None:
     a, b, c = nodes
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         code, players = await start_game(nodes, http)
         with players_running(players):
             await until_over(players)
@@ -342,7 +337,7 @@ async def test_kill_9_of_the_owner_mid_race_resumes_on_another_node(
     nodes: list[NodeProc],
 ) -> None:
     a, b, c = nodes
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         code, players = await start_game(nodes, http)
         with players_running(players):
             await asyncio.wait_for(players[1].race_seen.wait(), 30)  # a jack is up: race open
@@ -370,7 +365,7 @@ async def test_a_stopped_owner_is_fenced_off_and_gives_the_room_up(
     nodes: list[NodeProc],
 ) -> None:
     a, b, _c = nodes
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         code, players = await start_game(nodes, http)
         with players_running(players):
             await asyncio.wait_for(players[1].race_seen.wait(), 30)
@@ -402,7 +397,7 @@ async def test_sigterm_drains_the_node_and_the_game_goes_on_elsewhere(
     nodes: list[NodeProc],
 ) -> None:
     a, b, c = nodes
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         code, players = await start_game(nodes, http)
         with players_running(players):
             await asyncio.wait_for(players[1].race_seen.wait(), 30)
@@ -424,7 +419,7 @@ async def test_kill_9_of_the_owner_of_a_waiting_room_keeps_the_room_and_its_seat
     the start: killed before its game, another node takes it over with the
     seat already taken; its token plays there, a second player joins."""
     a, b, c = nodes
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         code = await room_on(a, http, seed=4)
         anna = await seat_through(b, http, code, "Anna")
         a.signal(signal.SIGKILL)

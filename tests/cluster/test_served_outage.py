@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import uvicorn
 
@@ -22,7 +21,7 @@ from slapjack.cluster import view
 from slapjack.server import create_app
 from slapjack.server.connection import Limits
 
-from .conftest import OwnRedis, free_port
+from .conftest import OwnRedis, free_port, nodes_http
 
 
 class Served:
@@ -80,7 +79,7 @@ async def test_redis_down_the_room_plays_on_new_rooms_wait_then_all_recovers(
     node: Served, own_redis: OwnRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="slapjack.cluster")
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with nodes_http() as http:
         code = (await http.post(f"{node.url}/api/test/rooms", json=BOT_ROOM)).json()["code"]
         seat = (await http.post(f"{node.url}/api/rooms/{code}/join", json={"name": "Ann"})).json()
         assert seat["ws"] == f"{node.ws}/ws/{code}"
@@ -123,7 +122,7 @@ async def test_a_socket_to_a_room_of_another_node_is_moved(
     a = serve_node(pg_url, own_redis.url, "a", tmp_path / "a")
     b = serve_node(pg_url, own_redis.url, "b", tmp_path / "b")
     try:
-        async with httpx.AsyncClient(timeout=10) as http:
+        async with nodes_http() as http:
             code = (await http.post(f"{a.url}/api/test/rooms", json=BOT_ROOM)).json()["code"]
             info = await http.get(f"{b.url}/api/rooms/{code}")  # forwarded to a
             assert info.status_code == 200 and info.json()["code"] == code
@@ -165,7 +164,7 @@ async def test_new_rooms_spread_over_the_nodes_with_codes_unique_across_them(
     monkeypatch.setattr(view, "HOT_CPU", 1e9)
     served = [serve_node(pg_url, own_redis.url, n, tmp_path / n) for n in ("a", "b", "c")]
     try:
-        async with httpx.AsyncClient(timeout=20) as http:
+        async with nodes_http(20) as http:
             for _ in range(300):  # every node has sent a heartbeat
                 status = (await http.get(f"{served[0].url}/api/cluster")).json()
                 if status["summary"]["live"] == 3:
