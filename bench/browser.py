@@ -192,7 +192,9 @@ def play_room(
         url + "/api/test/rooms",
         json={
             "create": {"seats": 2, "bots": {"1": "beginner"}, "public": False},
-            "timing": {"start_delay_ms": 200.0, "bot_pace": 0.1, "turn_ms": 3000.0},
+            # The game starts after the production countdown (start_delay_ms's
+            # default): the page has it to get ready, as a player's page has.
+            "timing": {"bot_pace": 0.1, "turn_ms": 3000.0},
         },
         timeout=10,
     ).json()["code"]

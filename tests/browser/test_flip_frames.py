@@ -180,6 +180,56 @@ def test_the_warm_up_paints_every_face(server: Server, pages: Pages) -> None:
     assert len(page.evaluate("window.__warm")) == settled
 
 
+def test_the_faces_are_warmed_at_the_table_size_while_the_room_waits(
+    server: Server, pages: Pages
+) -> None:
+    """While the room waits for its players, the table is laid out but not
+    shown (the waiting panel lies over it, and takes the clicks): the faces are
+    drawn at the size of its cards then, not in the frames of the first cards
+    (the table was measured only once shown, at the first card, and the
+    warm-up ran under the first flips: docs/benchmarks.md, "The table laid out
+    while the room waits")."""
+    ctx = pages.context()
+    ctx.add_init_script(WARM_WATCHER)
+    page = pages.page(ctx)
+    code = server.hook_room({"seats": 3, "bots": {"1": "beginner"}, "public": False})
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill("Ivo")
+    before = len(page.evaluate("window.__warm"))
+    page.locator("#join-btn").click()
+    page.locator("#waiting").wait_for()  # a seat is free: the room waits
+
+    def warmed() -> dict[float, set[str]]:
+        by: dict[float, set[str]] = {}
+        for w in page.evaluate("window.__warm")[before:]:
+            if w["inside"]:
+                by.setdefault(round(w["w"], 1), set()).add(w["face"])
+        return by
+
+    wait_for(lambda: any(len(f) == 52 for f in warmed().values()), timeout=20)
+    width = next(w for w, f in warmed().items() if len(f) == 52)
+    assert page.locator("#waiting").is_visible()
+    assert not page.locator("#table").is_visible()  # laid out, not shown
+    hit = page.evaluate(
+        """() => { const r = document.getElementById('waiting').getBoundingClientRect();
+                   const el = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                   return { inTable: !!el.closest('#table'), inWaiting: !!el.closest('#waiting') }; }"""
+    )
+    assert hit == {"inTable": False, "inWaiting": True}, hit
+    # The last seat taken: the game starts, and its cards have the warmed size.
+    other = pages.page()
+    join(other, code, "Una")
+    wait_for(lambda: table_state(page)["top"] is not None, timeout=20)
+    card = page.evaluate(
+        "parseFloat(getComputedStyle(document.querySelector('#table .pile .card.top'))"
+        ".getPropertyValue('--w'))"  # (its box may be mid-flight, scaled)
+    )
+    assert card == pytest.approx(width, abs=0.1), (card, width)
+    settled = len(page.evaluate("window.__warm"))
+    page.wait_for_timeout(300)
+    assert len(page.evaluate("window.__warm")) == settled  # not warmed again under play
+
+
 def test_the_lengths_a_card_is_sized_by_are_registered(server: Server, pages: Pages) -> None:
     """A card's --w (and the felt's --cw it comes from) is a length in px
     where it is used, not the felt's formula handed down to be parsed again
