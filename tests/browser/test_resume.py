@@ -47,6 +47,13 @@ def test_a_restarted_game_counts_down_before_it_goes_on(browser: Any, tmp_path: 
         said = status.text_content() or ""
         assert re.search(r"goes on in [1-3] s", said), said
         page.screenshot(path=str(ARTIFACTS / "resume-countdown.png"))
+        # A slap or a flip in the countdown says to wait (it did nothing).
+        for key in ("j", "Space"):
+            page.evaluate("document.getElementById('my-result').textContent = ''")
+            page.keyboard.press(key)
+            if "goes on in" in (status.text_content() or ""):
+                said = page.locator("#my-result").text_content() or ""
+                assert "Wait for the countdown" in said, (key, said)
         before = table_state(page)["flip"]
         assert before == flips  # nothing moved while the server was away
         # held: no card is turned during the countdown

@@ -48,6 +48,7 @@ const params = new URLSearchParams(location.search);
 
 const state = {
   rest: null, // what is left of an update drawn card first, for after its frame (onUpdate)
+  resumeAt: null, // when a rebuilt game counting down goes on (performance.now() time; showResume)
   info: null, // RoomInfo
   seat: null, // our seat, null when watching
   token: null,
@@ -759,10 +760,12 @@ function clearResult() {
 /** A game moved to another node (or restarted) goes on at ``at``: count down. */
 function showResume(at) {
   clearInterval(state.resumeTimer);
+  state.resumeAt = at;
   const tick = () => {
     const left = at - performance.now();
     if (left > 0) return showStatus(t("room.resuming", { seconds: Math.ceil(left / 1000) }));
     clearInterval(state.resumeTimer);
+    state.resumeAt = null;
     showStatus(null);
   };
   tick();
@@ -782,8 +785,16 @@ function canPlay() {
   return state.seat !== null && state.view && !state.view.over && state.conn;
 }
 
+/** A rebuilt game counting down (showResume): a flip or slap now says to
+ * wait, rather than nothing (the server would refuse it, the clock holds the card). */
+function waitingForResume() {
+  if (!(state.resumeAt && performance.now() < state.resumeAt)) return false;
+  flashResult(t("room.resume_wait"), "warn");
+  return true;
+}
+
 function slap(ev) {
-  if (!canPlay()) return;
+  if (!canPlay() || waitingForResume()) return;
   const inputAt = ev.timeStamp;
   const view = state.view;
   if (view.out[state.seat]) return;
@@ -821,7 +832,7 @@ function sayCall() {
 }
 
 function flip() {
-  if (!canPlay()) return;
+  if (!canPlay() || waitingForResume()) return;
   const view = state.view;
   if (view.turn !== state.seat || view.race_open) return;
   if (state.info && state.info.tempo === "fixed") return; // the room flips by itself
