@@ -188,3 +188,68 @@ def test_the_clock_stamps_a_held_card_afresh_when_the_game_goes_on(
     assert fields["flip_id"] == 7 and fields["shown_at"] == out["again"]
     assert fields["reaction_ms"] == pytest.approx(250, abs=0.01)
     assert out["racedShown"] is None
+
+
+# Before the page's own scripts: the slap frames the page sends are kept
+# (``window.__slaps``), the first with its reaction set to TIE_MS (two pages
+# doing so tie exactly under a trusting referee); ``window.__ws`` is the page's
+# socket, for the test to drop.
+TIE_SLAPS = """(() => {
+  window.__slaps = [];
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args); window.__ws = this; }
+    send(data) {
+      try {
+        const msg = JSON.parse(data);
+        if (msg.type === 'slap') {
+          if (!window.__slaps.length) msg.reaction_ms = TIE_MS;
+          window.__slaps.push(msg);
+          data = JSON.stringify(msg);
+        }
+      } catch {}
+      return super.send(data);
+    }
+  };
+})();""".replace("TIE_MS", "200")
+
+
+def test_a_seat_that_reconnects_into_a_tie_can_slap_again(server: Server, pages: Pages) -> None:
+    """Ben slaps the Jack and his connection drops; Ana slaps with the very
+    same time: an exact tie, both slap again (tie=reslap). Ben's page missed
+    the race_tied event, but its view names him among the reslappers: it
+    counts a new round, stamps the card afresh and lets him slap again (his
+    slap of the first round had used up the only slap on this card)."""
+    pages.allow("WebSocket")
+    body = {
+        "create": {"seats": 2, "public": False, "rules": {"preset": "classic", "tie": "reslap"}},
+        "deck": deck_with({0: "JS"}),
+        "timing": {"start_delay_ms": 200.0, "jack_timeout_ms": 60_000.0, "turn_ms": 60_000.0},
+        "referee": "trusting",
+    }
+    code = server.api("POST", "/api/test/rooms", json=body)["code"]
+    ana, ben = pages.page(), pages.page()
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        page.add_init_script(TIE_SLAPS)
+        open_page(page, f"/r/{code}")
+        page.locator("#join-name").fill(name)
+        page.locator("#join-btn").click()
+    for page in (ana, ben):
+        page.locator("#table .seat").nth(1).wait_for()
+    wait_for(lambda: table_state(ana)["myTurn"], timeout=15)
+    ana.keyboard.press("Space")
+    wait_for(lambda: table_state(ben)["top"] == "JS", timeout=10)
+    ben.keyboard.press("j")
+    wait_for(lambda: ben.evaluate("window.__slaps.length") == 1, timeout=5)
+    ben.wait_for_timeout(200)  # his slap is in
+    ben.evaluate("window.__ws.close()")  # the connection drops (the page reconnects)
+    ana.keyboard.press("j")
+    # The tie: both named to slap again (Ana's page saw race_tied).
+    wait_for(lambda: ana.locator("#table .seat.reslap").count() == 2, timeout=10)
+    wait_for(lambda: ben.locator("#table .seat.reslap").count() == 2, timeout=15)  # back
+    first = ben.evaluate("window.__slaps[0]")
+    ben.keyboard.press("j")
+    wait_for(lambda: ben.evaluate("window.__slaps.length") == 2, timeout=5)
+    again = ben.evaluate("window.__slaps[1]")
+    assert again["flip_id"] == first["flip_id"], (first, again)
+    assert again["shown_at"] > first["shown_at"], (first, again)  # stamped afresh

@@ -307,11 +307,20 @@ function cardOnly(msg, prev) {
   return status !== "waiting" && status !== "closed";
 }
 
+/** Does ``view`` name players to slap again (an exact tie)? */
+function reslapping(view) {
+  return !!(view.reslap_among && view.reslap_among.length);
+}
+
 /** The card (or its reslap cue) is in the DOM now: stamp it after it is painted. */
 function stampCard(msg, view, prev, room) {
   if (view && view.centre_top.length) {
     const flipId = view.flip_id ?? view.flips;
-    const tied = (msg.events || []).some((ev) => ev.type === "race_tied");
+    // A new reslap round: the race_tied event, or (for a page that was away
+    // when it came: a reconnect) a view naming reslappers where the last did not.
+    const tied =
+      (msg.events || []).some((ev) => ev.type === "race_tied") ||
+      (reslapping(view) && !(prev && reslapping(prev) && (prev.flip_id ?? prev.flips) === flipId));
     if (tied) state.round += 1;
     if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
     // A rebuilt game counting down (timers.resume) holds its card: no slap
