@@ -133,11 +133,30 @@ class NodeProc:
 
 @pytest.fixture
 async def nodes(tmp_path: Path) -> AsyncIterator[list[NodeProc]]:
+    """Three nodes with the production heartbeat (the failover tests time it)."""
+    async with three_nodes(tmp_path) as procs:
+        yield procs
+
+
+@pytest.fixture
+async def steady_nodes(tmp_path: Path) -> AsyncIterator[list[NodeProc]]:
+    """Three nodes that take none of the others for dead in a test's time
+    (``--node-ttl 10``): for tests of a cluster that stays whole, where a node
+    held up past the production ttl (2 s) on a loaded machine was taken over
+    and the test's clients moved twice."""
+    async with three_nodes(tmp_path, ("--no-rate-limits", "--node-ttl", "10")) as procs:
+        yield procs
+
+
+@contextlib.asynccontextmanager
+async def three_nodes(
+    tmp_path: Path, extra: tuple[str, ...] = ("--no-rate-limits",)
+) -> AsyncIterator[list[NodeProc]]:
     client = await redis_or_skip()
     schema = await pg_schema()
     prefix = f"sjt-{uuid.uuid4().hex[:10]}"
     db = f"{PG_URL}?search_path={schema}"
-    procs = [NodeProc(n, db, prefix, tmp_path / f"{n}.log") for n in ("a", "b", "c")]
+    procs = [NodeProc(n, db, prefix, tmp_path / f"{n}.log", extra=extra) for n in ("a", "b", "c")]
     try:
         for p in procs:  # one after the other: the first one migrates the fresh schema
             await asyncio.to_thread(p.start)
@@ -317,11 +336,11 @@ async def start_game(nodes: list[NodeProc], http: httpx.AsyncClient) -> tuple[st
 
 
 async def test_clients_on_other_nodes_play_a_room_to_the_end_through_moved(
-    nodes: list[NodeProc],
+    steady_nodes: list[NodeProc],
 ) -> None:
-    a, b, c = nodes
+    a, b, c = steady_nodes
     async with nodes_http() as http:
-        code, players = await start_game(nodes, http)
+        code, players = await start_game(steady_nodes, http)
         with players_running(players):
             await until_over(players)
         assert all(p.welcomes == [a.url] for p in players)  # moved once, straight to a
@@ -331,6 +350,8 @@ async def test_clients_on_other_nodes_play_a_room_to_the_end_through_moved(
         status = (await http.get(f"{b.url}/api/cluster")).json()
         assert status["mode"] == "cluster"
         assert sorted(n["node"] for n in status["nodes"] if n["state"] == "live") == ["a", "b", "c"]
+        # --node-ttl 10: each node says so (and beats at the default 0.5 s)
+        assert {(n["ttl_ms"], n["interval_ms"]) for n in status["nodes"]} == {(10_000, 500)}
 
 
 async def test_kill_9_of_the_owner_mid_race_resumes_on_another_node(

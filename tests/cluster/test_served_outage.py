@@ -35,7 +35,11 @@ class Served:
         self.thread.join(15)
 
 
-def serve_node(pg_url: str, redis_url: str, node_id: str, tmp: Path) -> Served:
+def serve_node(
+    pg_url: str, redis_url: str, node_id: str, tmp: Path, *, ttl_s: float = 0.5
+) -> Served:
+    """A node in a thread of this process; its heartbeat a fifth of ``ttl_s``
+    (short by default: the outage test waits for Redis's absence to be seen)."""
     port = free_port()
     app = create_app(
         data_dir=tmp,
@@ -45,8 +49,8 @@ def serve_node(pg_url: str, redis_url: str, node_id: str, tmp: Path) -> Served:
         redis_url=redis_url,
         node_id=node_id,
         node_url=f"http://127.0.0.1:{port}",
-        heartbeat_s=0.1,
-        node_ttl_s=0.5,
+        heartbeat_s=ttl_s / 5,
+        node_ttl_s=ttl_s,
     )
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
@@ -119,8 +123,8 @@ async def test_redis_down_the_room_plays_on_new_rooms_wait_then_all_recovers(
 async def test_a_socket_to_a_room_of_another_node_is_moved(
     pg_url: str, own_redis: OwnRedis, tmp_path: Path
 ) -> None:
-    a = serve_node(pg_url, own_redis.url, "a", tmp_path / "a")
-    b = serve_node(pg_url, own_redis.url, "b", tmp_path / "b")
+    a = serve_node(pg_url, own_redis.url, "a", tmp_path / "a", ttl_s=5.0)
+    b = serve_node(pg_url, own_redis.url, "b", tmp_path / "b", ttl_s=5.0)
     try:
         async with nodes_http() as http:
             code = (await http.post(f"{a.url}/api/test/rooms", json=BOT_ROOM)).json()["code"]
@@ -162,7 +166,12 @@ async def test_new_rooms_spread_over_the_nodes_with_codes_unique_across_them(
     # passed over them (seen: 39/3/3 on a loaded machine). Placement by CPU has
     # its own tests (tests/cluster/test_placement.py); here no node is ever hot.
     monkeypatch.setattr(view, "HOT_CPU", 1e9)
-    served = [serve_node(pg_url, own_redis.url, n, tmp_path / n) for n in ("a", "b", "c")]
+    # Nor is any node taken for dead: a burst of 45 creations in one process
+    # (one GIL for three servers) once held a loop past a 0.5 s ttl, and the
+    # others answered no_node_available. Failure detection has its own tests.
+    served = [
+        serve_node(pg_url, own_redis.url, n, tmp_path / n, ttl_s=5.0) for n in ("a", "b", "c")
+    ]
     try:
         async with nodes_http(20) as http:
             for _ in range(300):  # every node has sent a heartbeat

@@ -137,3 +137,26 @@ def test_impossible_referee_settings_are_refused(
     assert result.exit_code != 0
     assert message in result.output
     assert not any(tmp_path.iterdir())  # refused before anything was created
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--node-ttl", "5"], "--node-ttl needs --redis-url"),
+        (
+            [
+                "--node-ttl",
+                "0.1",
+                "--redis-url",
+                "redis://127.0.0.1:6379/0",
+                "--database-url",
+                "postgresql://127.0.0.1/test",
+            ],
+            "--node-ttl is 0.5 to 300 seconds, got 0.1",
+        ),
+    ],
+)
+def test_impossible_node_ttls_are_refused(tmp_path: Path, args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, ["serve", *args, "--port", "0", "--data-dir", str(tmp_path)])
+    assert result.exit_code != 0
+    assert message in result.output

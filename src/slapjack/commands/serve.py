@@ -54,6 +54,10 @@ def tune_runtime() -> None:
 LOOPBACK: Final = ("127.0.0.1", "::1")
 """Whose ``X-Forwarded-For`` is trusted by default: a proxy on this machine."""
 
+NODE_TTL_MIN_S: Final = 0.5
+NODE_TTL_MAX_S: Final = 300.0
+"""The bounds of ``--node-ttl`` (seconds)."""
+
 
 def trusted_proxies(given: list[str] | None) -> list[str]:
     """``--trusted-proxy`` values (addresses or networks) checked; none: loopback."""
@@ -282,6 +286,16 @@ def serve(
         str,
         typer.Option("--cluster-prefix", help="The cluster's Redis key prefix."),
     ] = "slapjack",
+    node_ttl: Annotated[
+        float | None,
+        typer.Option(
+            "--node-ttl",
+            metavar="SECONDS",
+            help="How long a node may go without a heartbeat before the others take "
+            "its rooms (default 2; it beats every quarter of this, at most every 0.5 s). "
+            "Give every node the same value.",
+        ),
+    ] = None,
     _version: VersionOption = False,
 ) -> None:
     """Start the web game and print its address."""
@@ -352,6 +366,17 @@ def serve(
         node_url = invite or http_url(shown, bound)
     elif node_id is not None:
         raise CommandError("--node-id needs --redis-url (a node of a cluster)")
+    heartbeat_s: float | None = None
+    if node_ttl is not None:
+        if redis_url is None:
+            raise CommandError("--node-ttl needs --redis-url (a node of a cluster)")
+        if not NODE_TTL_MIN_S <= node_ttl <= NODE_TTL_MAX_S:
+            raise CommandError(
+                f"--node-ttl is {NODE_TTL_MIN_S:g} to {NODE_TTL_MAX_S:g} seconds, got {node_ttl:g}"
+            )
+        from slapjack.cluster.node import HEARTBEAT_S
+
+        heartbeat_s = min(HEARTBEAT_S, node_ttl / 4)
     app = create_app(
         data_dir=data_dir,
         database_url=database_url,
@@ -366,6 +391,8 @@ def serve(
         node_id=node_id,
         node_url=node_url,
         cluster_prefix=cluster_prefix,
+        heartbeat_s=heartbeat_s,
+        node_ttl_s=node_ttl,
     )
     typer.echo(f"Slapjack is served at {addresses[0]}/")
     for other in addresses[1:]:
