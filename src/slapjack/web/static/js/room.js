@@ -317,10 +317,10 @@ function stampCard(msg, view, prev, room) {
   if (view && view.centre_top.length) {
     const flipId = view.flip_id ?? view.flips;
     // A new reslap round: the race_tied event, or (for a page that was away
-    // when it came: a reconnect) a view naming reslappers where the last did not.
+    // when it came: a reconnect) a view naming reslappers where the last did not
+    // (on another card the round starts at 0 below anyway).
     const tied =
-      (msg.events || []).some((ev) => ev.type === "race_tied") ||
-      (reslapping(view) && !(prev && reslapping(prev) && (prev.flip_id ?? prev.flips) === flipId));
+      (msg.events || []).some((ev) => ev.type === "race_tied") || (reslapping(view) && !(prev && reslapping(prev)));
     if (tied) state.round += 1;
     if (!prev || flipId !== (prev.flip_id ?? prev.flips)) state.round = 0;
     // A rebuilt game counting down (timers.resume) holds its card: no slap
@@ -774,7 +774,6 @@ function showResume(at) {
     const left = at - performance.now();
     if (left > 0) return showStatus(t("room.resuming", { seconds: Math.ceil(left / 1000) }));
     clearInterval(state.resumeTimer);
-    state.resumeAt = null;
     showStatus(null);
   };
   tick();
