@@ -358,6 +358,74 @@ def test_motion_and_reduced_motion(server: Server, pages: Pages, motion: str) ->
         assert seen["topMoving"] >= 1 and seen["ours"] >= 2, seen
 
 
+MOVES = """
+window.__moves = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (frames, opts) {
+  const r = this.getBoundingClientRect();
+  window.__moves.push({
+    cls: String(this.className), x: r.left + r.width / 2, y: r.top + r.height / 2,
+    first: String(frames[0].transform || ""), last: String(frames[frames.length - 1].transform || ""),
+  });
+  return animate.call(this, frames, opts);
+};
+"""
+
+
+def moved_by(transform: str) -> tuple[float, float]:
+    m = re.match(r"translate\((-?[\d.]+)px, (-?[\d.]+)px\)", transform)
+    assert m, transform
+    return float(m.group(1)), float(m.group(2))
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}], ids=["laptop", "phone"]
+)
+def test_my_cards_fly_from_my_seat_and_won_piles_to_it(
+    server: Server, pages: Pages, viewport: dict[str, int]
+) -> None:
+    """My card flies in from where my seat is on this screen, my won pile
+    sweeps to it and the celebration bursts there: on a laptop my seat on the
+    felt, on a phone (where the felt does not show it) my stack button, never
+    the corner of the screen (the rect of a seat that is not displayed)."""
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "beginner"}, "public": False},
+        deck=deck_with({0: "JS"}),
+    )
+    ctx = pages.context(viewport=viewport, has_touch=viewport["width"] < 500)
+    ctx.add_init_script(MOVES)
+    page = pages.page(ctx)
+    join(page, code, "Rosa")
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    page.keyboard.press("Space")
+    wait_for(lambda: table_state(page)["top"] == "JS")
+    page.wait_for_timeout(250)
+    page.keyboard.press("j")
+    page.locator("#race-slot .race-title").wait_for()
+    wait_for(lambda: any("burst-ring" in m["cls"] for m in page.evaluate("window.__moves")))
+    seat = page.locator("#table .seat.me")
+    mine = seat if seat.is_visible() else page.locator("#my-stack")
+    assert (viewport["width"] < 500) == (not seat.is_visible())
+    box = mine.bounding_box()
+    assert box is not None
+
+    def inside(x: float, y: float) -> bool:
+        return (
+            box["x"] - 4 <= x <= box["x"] + box["width"] + 4
+            and box["y"] - 4 <= y <= box["y"] + box["height"] + 4
+        )
+
+    moves = page.evaluate("window.__moves")
+    fly = next(m for m in moves if "top" in m["cls"].split() and m["first"].startswith("translate"))
+    dx, dy = moved_by(fly["first"])
+    assert inside(fly["x"] + dx, fly["y"] + dy), (fly, box)
+    sweep = next(m for m in moves if "ghost-pile" in m["cls"])
+    dx, dy = moved_by(sweep["last"])
+    assert inside(sweep["x"] + dx, sweep["y"] + dy), (sweep, box)
+    burst = next(m for m in moves if "burst-ring" in m["cls"])
+    assert inside(burst["x"], burst["y"]), (burst, box)
+
+
 AUDIO_STAND_IN = """
 window.__sounds = [];
 window.__contexts = 0;

@@ -444,6 +444,7 @@ function setupTable() {
     me: state.seat,
     onSlap: seated ? (ev) => slap(ev) : null,
     raceEl: $("race-slot"),
+    stackEl: seated ? $("my-stack") : null,
   });
 }
 

@@ -281,7 +281,9 @@ export class Stats {
  * seat (null for a spectator), ``opts.locals`` extra seats played on this
  * screen (party mode), ``opts.places(seat, n)`` an [ux, uy] in [-1, 1] for a
  * seat placed by the page (else round the table), ``opts.onSlap(event)`` and ``opts.onFlip(event)`` the
- * input handlers (omit them for a read-only table).
+ * input handlers (omit them for a read-only table), ``opts.stackEl`` the
+ * element that stands for my seat where the felt does not show it (the
+ * phone's stack button: cards fly from it, won piles to it).
  */
 export class TableView {
   constructor(el, opts = {}) {
@@ -337,6 +339,7 @@ export class TableView {
     if (this.sizes) {
       this.sizes.observe(el);
       this.sizes.observe(this.pileEl);
+      if (opts.stackEl) this.sizes.observe(opts.stackEl);
     } else {
       this.setUnits(el.getBoundingClientRect());
     }
@@ -441,8 +444,16 @@ export class TableView {
     // The top card rests at the pile's right (see .pile .card in app.css).
     const cw = pile.width / 1.8;
     warmFacesAt(cw);
+    // A seat the felt does not show (mine on a phone: display none, a rect
+    // of nothing at the page's corner) is where the page shows it instead,
+    // or nowhere: no movement starts or ends at the corner of the screen.
+    const place = (el, s) => {
+      let r = el.getBoundingClientRect();
+      if (!r.width && s === this.opts.me && this.opts.stackEl) r = this.opts.stackEl.getBoundingClientRect();
+      return r.width ? rel(r) : null;
+    };
     this.geom = {
-      seats: this.seatEls.map((el) => rel(el.getBoundingClientRect())),
+      seats: this.seatEls.map(place),
       pile,
       top: { x: pile.left + pile.width - 0.08 * cw - cw / 2, y: pile.top + pile.height / 2 },
     };
