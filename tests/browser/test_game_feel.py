@@ -379,7 +379,9 @@ def moved_by(transform: str) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize(
-    "viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}], ids=["laptop", "phone"]
+    "viewport",
+    [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
+    ids=["laptop", "phone"],
 )
 def test_my_cards_fly_from_my_seat_and_won_piles_to_it(
     server: Server, pages: Pages, viewport: dict[str, int]
