@@ -17,7 +17,16 @@ from slapjack.core.record import replay_steps
 from slapjack.live.timing import LiveTiming
 from slapjack.sim.play import play_game
 
-from .conftest import FAST_TIMING, FULL_DECK, Pages, Server, open_page, table_state, wait_for
+from .conftest import (
+    FAST_TIMING,
+    FULL_DECK,
+    Pages,
+    Server,
+    open_page,
+    slap_jacks_in_page,
+    table_state,
+    wait_for,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -89,6 +98,44 @@ def test_one_reaction_time_per_slap_and_what_it_means(server: Server, pages: Pag
     why.click()
     assert page.locator("#why").is_visible()
     assert "checked against your connection" in page.locator("#why").inner_text()
+
+
+@pytest.mark.parametrize(
+    "viewport",
+    [{"width": 1280, "height": 800}, {"width": 844, "height": 390}],
+    ids=["laptop", "phone-landscape"],
+)
+def test_a_false_start_in_a_seat_badge_keeps_its_time_inside_the_seat(
+    server: Server, pages: Pages, viewport: dict[str, int]
+) -> None:
+    """A slap before a person could have read the card: the race result says
+    "(false start)"; my seat's badge shows the time alone, marked, the words
+    in its title (a narrow seat cut the long text, or it spilled out)."""
+    code = server.hook_room({"seats": 2, "public": False}, deck=deck_with({0: "JS"}))
+    page = pages.page(viewport=viewport)
+    other = pages.page()
+    for p, name in ((page, "Mara"), (other, "Ben")):
+        open_page(p, f"/r/{code}")
+        p.locator("#join-name").fill(name)
+        p.locator("#join-btn").click()
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    slap_jacks_in_page(page, delay_ms=20)
+    page.keyboard.press("Space")
+    mine = page.locator("#my-result")
+    wait_for(lambda: "false start" in mine.inner_text(), timeout=5)
+    badge = page.locator("#table .seat.me .seat-reaction")
+    if not badge.is_visible():  # the felt shows my seat: laptop and landscape both do
+        raise AssertionError("my seat's badge is not shown")
+    text = badge.inner_text()
+    assert re.fullmatch(r"\d+ ms", text), text
+    assert "early" in (badge.get_attribute("class") or "")
+    assert "false start" in (badge.get_attribute("title") or "")
+    inside = page.evaluate(
+        """() => { const b = document.querySelector('#table .seat.me .seat-reaction');
+                   const s = b.closest('.seat').getBoundingClientRect(), r = b.getBoundingClientRect();
+                   return r.left >= s.left - 0.5 && r.right <= s.right + 0.5 && b.scrollWidth <= b.clientWidth + 1; }"""
+    )
+    assert inside, text
 
 
 def test_a_late_slap_says_who_took_the_pile(server: Server, pages: Pages) -> None:

@@ -164,6 +164,17 @@ CHECKER = r"""
         }
         if (!faded) bad(`a line of the race result is cut by the slot's edge: "${line.textContent.slice(0, 60)}"`);
       }
+      // Your own result ("You were quickest: 168 ms!") is there in full.
+      for (const t of rslot.querySelectorAll(".my-result.show .text")) {
+        if (t.scrollWidth > t.clientWidth + 1) bad(`your result is cut off: "${t.textContent}"`);
+      }
+      // So is the hint on your stack ("Your turn: Space flips"), inside it.
+      const hint = document.getElementById("flip-hint");
+      if (hint && hint.textContent && hint.getClientRects().length) {
+        const h = hint.getBoundingClientRect(), st = document.getElementById("my-stack").getBoundingClientRect();
+        if (hint.scrollWidth > hint.clientWidth + 1 || hint.scrollHeight > hint.clientHeight + 1 ||
+            h.bottom > st.bottom + 0.5 || h.right > st.right + 0.5) bad(`the stack's hint is cut off: "${hint.textContent}"`);
+      }
       // Each hand's time is there in full: a long name gives way, not the time.
       const sr = rslot.getBoundingClientRect().right;
       for (const t of rslot.querySelectorAll(".reactions li .ms")) {

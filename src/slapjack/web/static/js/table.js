@@ -728,7 +728,12 @@ export class TableView {
       if (!el) continue;
       el.hidden = false;
       this.seatEls[s].classList.add("timed");
-      el.textContent = ms(r);
+      // A false start in a seat's badge: its time, marked by colour, the
+      // words in its title and in the race result (a seat is too narrow).
+      const early = typeof r === "number" && r >= FALSE_START_OFFSET_MS;
+      el.textContent = ms(early ? r - FALSE_START_OFFSET_MS : r);
+      setAttr(el, "title", early ? ms(r) : null);
+      el.classList.toggle("early", early);
       el.classList.toggle("best", s === winner);
     }
     clearTimeout(this.raceTimer);
