@@ -63,24 +63,33 @@ def flip_until(page: Any, done: Any, timeout: float = 40) -> None:
     wait_for(step, timeout=timeout, step=0.03)
 
 
+def sit_two(pages: Pages, code: str, **kw: Any) -> Any:
+    """Mara (``kw``: her page's context options) and Ben sit down in the room
+    ``code``; Ben's page then does nothing. Mara's page, once both sit."""
+    page = pages.page(**kw)
+    for p, name in ((page, "Mara"), (pages.page(), "Ben")):
+        open_page(p, f"/r/{code}")
+        p.locator("#join-name").fill(name)
+        p.locator("#join-btn").click()
+    page.locator("#table .seat").nth(1).wait_for()
+    return page
+
+
+def flip_my_jack(page: Any) -> None:
+    """On my turn, flip my first card: a Jack of spades (``deck_with({0: "JS"})``)."""
+    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
+    page.keyboard.press("Space")
+    wait_for(lambda: table_state(page)["top"] == "JS")
+
+
 def test_one_reaction_time_per_slap_and_what_it_means(server: Server, pages: Pages) -> None:
     """I flip a Jack and slap it: one time, the referee's, the same as in the
     race result (the page shows no time of its own); the (i) explains it. The
     other seat is a person who does not slap, so the race is mine whatever the
     machine's load."""
     code = server.hook_room({"seats": 2, "public": False}, deck=deck_with({0: "JS"}))
-    page = pages.page()
-    join_only = pages.page()
-    open_page(page, f"/r/{code}")
-    page.locator("#join-name").fill("Mara")
-    page.locator("#join-btn").click()
-    open_page(join_only, f"/r/{code}")
-    join_only.locator("#join-name").fill("Ben")
-    join_only.locator("#join-btn").click()
-    page.locator("#table .seat").nth(1).wait_for()
-    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
-    page.keyboard.press("Space")
-    wait_for(lambda: table_state(page)["top"] == "JS")
+    page = sit_two(pages, code)
+    flip_my_jack(page)
     page.wait_for_timeout(250)
     page.keyboard.press("j")
     mine = page.locator("#my-result")
@@ -112,20 +121,14 @@ def test_a_false_start_in_a_seat_badge_keeps_its_time_inside_the_seat(
     "(false start)"; my seat's badge shows the time alone, marked, the words
     in its title (a narrow seat cut the long text, or it spilled out)."""
     code = server.hook_room({"seats": 2, "public": False}, deck=deck_with({0: "JS"}))
-    page = pages.page(viewport=viewport)
-    other = pages.page()
-    for p, name in ((page, "Mara"), (other, "Ben")):
-        open_page(p, f"/r/{code}")
-        p.locator("#join-name").fill(name)
-        p.locator("#join-btn").click()
+    page = sit_two(pages, code, viewport=viewport)
     wait_for(lambda: table_state(page)["myTurn"], timeout=10)
     slap_jacks_in_page(page, delay_ms=20)
     page.keyboard.press("Space")
     mine = page.locator("#my-result")
     wait_for(lambda: "false start" in mine.inner_text(), timeout=5)
     badge = page.locator("#table .seat.me .seat-reaction")
-    if not badge.is_visible():  # the felt shows my seat: laptop and landscape both do
-        raise AssertionError("my seat's badge is not shown")
+    assert badge.is_visible()  # the felt shows my seat: laptop and landscape both do
     text = badge.inner_text()
     assert re.fullmatch(r"\d+ ms", text), text
     assert "early" in (badge.get_attribute("class") or "")
@@ -391,9 +394,7 @@ def test_motion_and_reduced_motion(server: Server, pages: Pages, motion: str) ->
     )
     page = pages.page(ctx)
     join(page, code, "Rosa")
-    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
-    page.keyboard.press("Space")
-    wait_for(lambda: table_state(page)["top"] == "JS")
+    flip_my_jack(page)
     page.wait_for_timeout(250)
     page.keyboard.press("j")
     page.locator("#race-slot .race-title").wait_for()
@@ -445,9 +446,7 @@ def test_my_cards_fly_from_my_seat_and_won_piles_to_it(
     ctx.add_init_script(MOVES)
     page = pages.page(ctx)
     join(page, code, "Rosa")
-    wait_for(lambda: table_state(page)["myTurn"], timeout=10)
-    page.keyboard.press("Space")
-    wait_for(lambda: table_state(page)["top"] == "JS")
+    flip_my_jack(page)
     page.wait_for_timeout(250)
     page.keyboard.press("j")
     page.locator("#race-slot .race-title").wait_for()

@@ -74,13 +74,18 @@ export function applyI18n(root) {
   if (title) document.title = title.textContent;
 }
 
+export const FALSE_START_OFFSET_MS = 5000;
+/** Is a reaction time a false start's (``FALSE_START_OFFSET_MS`` added)? */
+export function falseStart(value) {
+  return typeof value === "number" && value >= FALSE_START_OFFSET_MS;
+}
+
 /** A reaction time for display: "212 ms", "62 ms (false start)" for a slap the
  * referee ranked as a false start (the measured value plus 5000 ms, see
  * slapjack/core/timing.py), "—" for none. */
-export const FALSE_START_OFFSET_MS = 5000;
 export function msText(value) {
   if (value === null || value === undefined) return "—";
-  if (value >= FALSE_START_OFFSET_MS) {
+  if (falseStart(value)) {
     return t("unit.ms_false_start", { n: num(value - FALSE_START_OFFSET_MS) });
   }
   return t("unit.ms", { n: num(value) });

@@ -3,7 +3,7 @@
 
 import { fill, h, median, reducedMotion, setAttr, setHidden, setText } from "./common.js";
 import { cardBack, cardFace, rankLabel, spokenCard, warmFaces, warmFacesAt } from "./cards.js";
-import { FALSE_START_OFFSET_MS, msText, t } from "./i18n.js";
+import { FALSE_START_OFFSET_MS, falseStart, msText, t } from "./i18n.js";
 
 const BOT_NAME = /^(Beginner|Casual|Pro|Matched|Perfect) bot (\d+)$/;
 
@@ -267,7 +267,7 @@ export class Stats {
     // every real reaction) counts with its measured time.
     if (ev.type === "slapped" && typeof ev.reaction_ms === "number") {
       const r = ev.reaction_ms;
-      (this.reactions[ev.seat] ||= []).push(r >= FALSE_START_OFFSET_MS ? r - FALSE_START_OFFSET_MS : r);
+      (this.reactions[ev.seat] ||= []).push(falseStart(r) ? r - FALSE_START_OFFSET_MS : r);
     }
   }
 
@@ -730,7 +730,7 @@ export class TableView {
       this.seatEls[s].classList.add("timed");
       // A false start in a seat's badge: its time, marked by colour, the
       // words in its title and in the race result (a seat is too narrow).
-      const early = typeof r === "number" && r >= FALSE_START_OFFSET_MS;
+      const early = falseStart(r);
       el.textContent = ms(early ? r - FALSE_START_OFFSET_MS : r);
       setAttr(el, "title", early ? ms(r) : null);
       el.classList.toggle("early", early);
