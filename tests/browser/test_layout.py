@@ -175,6 +175,14 @@ CHECKER = r"""
         if (hint.scrollWidth > hint.clientWidth + 1 || hint.scrollHeight > hint.clientHeight + 1 ||
             h.bottom > st.bottom + 0.5 || h.right > st.right + 0.5) bad(`the stack's hint is cut off: "${hint.textContent}"`);
       }
+      // The seats' reaction badges: whole, and inside their seat.
+      for (const b of document.querySelectorAll("#table .seat .seat-reaction:not([hidden])")) {
+        if (!b.getClientRects().length) continue;
+        const r = b.getBoundingClientRect(), s = b.closest(".seat").getBoundingClientRect();
+        if (b.scrollWidth > b.clientWidth + 1 || r.left < s.left - 0.5 || r.right > s.right + 0.5) {
+          bad(`a seat's reaction badge is cut or spills out: "${b.textContent}"`);
+        }
+      }
       // Each hand's time is there in full: a long name gives way, not the time.
       const sr = rslot.getBoundingClientRect().right;
       for (const t of rslot.querySelectorAll(".reactions li .ms")) {
