@@ -11,6 +11,11 @@ default store) or, with ``--pg URL``, a fresh PostgreSQL schema:
   the GIL back from it.
 * ``saturated``: ``--rooms`` rooms append back to back (each awaits its
   append, as a room task does), ``--per-room`` each.
+* ``batches``: group commits of a given size (``--sizes``, appends to that
+  many different rooms of ``--rooms`` queued in one turn of the loop, so one
+  commit takes them), ``--per-size`` appends each, the sizes in turn for
+  ``--rounds`` rounds: the process's CPU per append by the size of the
+  commit (checkpoints included), and the same driver on the null store.
 
 Printed per run: appends/s, the time one ``append_action`` waits (p50 / p99 /
 max), group-commit sizes, and the process's CPU per append (every thread:
@@ -27,6 +32,7 @@ another checkout: ``PYTHONPATH=/path/to/other/src python bench/storecost.py``.
     .venv/bin/python bench/storecost.py --shape paced --rooms 500 --seconds 20 --busy 0.5
     .venv/bin/python bench/storecost.py --shape saturated --rooms 500 --per-room 40
     .venv/bin/python bench/storecost.py --shape saturated --rooms 1 --per-room 3000 --commit-times
+    .venv/bin/python bench/storecost.py --shape batches --rooms 1500 --sizes 1,2,4,8,16
 """
 
 from __future__ import annotations
@@ -208,9 +214,52 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await _drop(cleanup)
 
 
+async def batches(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``batches`` shape: CPU per append by the size of the group commit."""
+    sizes = [int(v) for v in args.sizes.split(",")]
+    out: dict[str, Any] = {"shape": "batches", "rooms": args.rooms, "per_size": args.per_size}
+    for kind in ("db", "null"):
+        with tempfile.TemporaryDirectory() as tmp:
+            store, cleanup = await _open(kind, Path(tmp), args.pg)
+            try:
+                header = _header()
+                codes = [f"C{r}" for r in range(args.rooms)]
+                for code in codes:
+                    await store.create_room(code, {}, header)
+                nxt = dict.fromkeys(codes, 0)
+                rng = random.Random(7)
+                per: dict[int, list[float]] = {k: [] for k in sizes}
+                for _ in range(args.rounds):
+                    for k in sizes:
+                        n, cpu = 0, 0.0
+                        while n < args.per_size:
+                            chosen = rng.sample(codes, k)
+                            cpu0 = time.process_time()
+                            await asyncio.gather(
+                                *(
+                                    store.append_action(c, nxt[c], {"t": nxt[c], "flip": "A"})
+                                    for c in chosen
+                                )
+                            )
+                            cpu += time.process_time() - cpu0
+                            for c in chosen:
+                                nxt[c] += 1
+                            n += k
+                        per[k].append(cpu / n * 1e6)
+                timings = getattr(store, "batch_timings", None)
+                if timings:
+                    out["largest_commit"] = max(r[0] for r in timings)
+                out[kind] = {str(k): round(statistics.median(v), 1) for k, v in per.items()}
+            finally:
+                await store.close()
+                await _drop(cleanup)
+    out["store_us_per_append"] = {k: round(v - out["null"][k], 1) for k, v in out["db"].items()}
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--shape", choices=("paced", "saturated"), default="paced")
+    p.add_argument("--shape", choices=("paced", "saturated", "batches"), default="paced")
     p.add_argument("--store", choices=("db", "null"), default="db")
     p.add_argument("--pg", metavar="URL", help="PostgreSQL instead of SQLite")
     p.add_argument("--rooms", type=int, default=500)
@@ -219,13 +268,21 @@ def main() -> None:
     p.add_argument("--busy", type=float, default=0.0, help="share of the loop kept busy (0-0.95)")
     p.add_argument("--slice-ms", type=float, default=2.0)
     p.add_argument("--commit-times", action="store_true")
+    p.add_argument("--sizes", default="1,2,4,8,16", help="batches: commit sizes")
+    p.add_argument("--per-size", type=int, default=3000, help="batches: appends per size and round")
+    p.add_argument("--rounds", type=int, default=3, help="batches: rounds (the median is printed)")
     p.add_argument("--label", default="", help="printed with the result")
     args = p.parse_args()
     if not 0.0 <= args.busy <= 0.95:
         p.error("--busy is 0 to 0.95")
     if args.rooms < 1 or args.per_room < 1 or args.seconds <= 0:
         p.error("--rooms, --per-room and --seconds must be positive")
-    result = asyncio.run(run(args))
+    if args.shape == "batches":
+        if not all(v.strip().isdigit() and 0 < int(v) <= args.rooms for v in args.sizes.split(",")):
+            p.error("--sizes: positive integers, none larger than --rooms")
+        result = asyncio.run(batches(args))
+    else:
+        result = asyncio.run(run(args))
     result["label"] = args.label
     result["code"] = str(Path(store_pkg.__file__).resolve().parents[2])
     print(json.dumps(result), flush=True)
