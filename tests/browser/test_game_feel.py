@@ -366,6 +366,28 @@ def test_irish_snap_end_screen(
         assert f"{loser_name} is left with cards and loses." in title
 
 
+def test_the_end_screens_median_reaction_leaves_false_starts_out(
+    server: Server, pages: Pages
+) -> None:
+    """A false start is a guess, not a reaction time: the end screen's median
+    is over a seat's real reactions (as the stored game's summary is), and a
+    seat that only guessed shows "—" (it showed its guesses' 8 ms before)."""
+    page = pages.page()
+    open_page(page, "/")
+    got = page.evaluate(
+        """async () => {
+          const { Stats } = await import('/static/js/table.js');
+          const { msText } = await import('/static/js/i18n.js');
+          const stats = new Stats();
+          for (const [seat, ms] of [[0, 230], [0, 250], [0, 5008], [1, 5012], [1, 5030]]) {
+            stats.add({ type: 'slapped', seat, reaction_ms: ms });
+          }
+          return [stats.medianReaction(0), stats.medianReaction(1), msText(stats.medianReaction(1))];
+        }"""
+    )
+    assert got == [240, None, "—"]
+
+
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_motion_and_reduced_motion(server: Server, pages: Pages, motion: str) -> None:
     """Cards fly in and the won pile sweeps away; under prefers-reduced-motion

@@ -263,11 +263,12 @@ export class Stats {
       }
     }
     // The reaction time the referee ranked, one per slap that joined a race
-    // (the engine's Slapped event carries it); a false start (ranked behind
-    // every real reaction) counts with its measured time.
+    // (the engine's Slapped event carries it). A false start is a guess, not
+    // a reaction: it stays out of the median, as in the stored game's summary
+    // (slapjack/store/summary.py), so the end screen and the history agree
+    // and a seat that only guessed shows "—", not a superhuman time.
     if (ev.type === "slapped" && typeof ev.reaction_ms === "number") {
-      const r = ev.reaction_ms;
-      (this.reactions[ev.seat] ||= []).push(falseStart(r) ? r - FALSE_START_OFFSET_MS : r);
+      if (!falseStart(ev.reaction_ms)) (this.reactions[ev.seat] ||= []).push(ev.reaction_ms);
     }
   }
 
