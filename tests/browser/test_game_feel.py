@@ -251,6 +251,16 @@ def test_out_overlay_offers_rematch_watch_leave(server: Server, pages: Pages) ->
     assert seen["after"]["hidden"] is True
     page.wait_for_timeout(300)
     assert page.locator("#out").is_hidden()
+    # My seat, out, keeps a seat's size (the overlay's panel rule once matched
+    # it too: 460 px wide, spilling over the felt's rim).
+    widths = page.evaluate(
+        """() => [...document.querySelectorAll('#table .seat')].map(
+             (s) => [s.classList.contains('out'), s.getBoundingClientRect().width])"""
+    )
+    out = [w for is_out, w in widths if is_out]
+    playing = [w for is_out, w in widths if not is_out]
+    assert out and playing, widths
+    assert max(out) <= max(playing) + 1, widths
 
 
 def test_rematch_now_from_the_out_overlay(server: Server, pages: Pages) -> None:
