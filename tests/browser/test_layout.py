@@ -192,6 +192,19 @@ CHECKER = r"""
         if (r.height && r.right > sr + 1) bad(`a reaction time is cut off at the slot's side: "${t.parentElement.textContent.slice(0, 60)}"`);
       }
     }
+    // A seat's word ("on turn", "out", "last chance", a bot's level) whole,
+    // not cut to "on t…".
+    for (const st of document.querySelectorAll("#table .seat .seat-status")) {
+      if (st.textContent && st.getClientRects().length && st.scrollWidth > st.clientWidth + 1) {
+        bad(`a seat's status is cut: "${st.textContent}" (${st.scrollWidth} > ${st.clientWidth} px)`);
+      }
+    }
+    // The party's line under the table ("Everyone is here: the game starts…") whole.
+    const hint = document.getElementById("party-hint");
+    if (hint && hint.textContent && hint.getClientRects().length &&
+        (hint.scrollWidth > hint.clientWidth + 1 || hint.scrollHeight > hint.clientHeight + 1)) {
+      bad(`the party's hint is cut: "${hint.textContent}"`);
+    }
     const race = document.querySelector("#party-race");
     if (race && race.getClientRects().length) inside("party race", race);
     const call = document.querySelector("#table .call.now");
