@@ -285,7 +285,9 @@ def test_rematch_now_from_the_out_overlay(server: Server, pages: Pages) -> None:
 WORDS_BROKEN = """(els) => els.flatMap((el) => {
   const node = el.firstChild, out = [];
   if (!node || node.nodeType !== Node.TEXT_NODE) return out;
-  for (const m of node.textContent.matchAll(/[^\\s-]+/g)) {  // a break after a hyphen is fine
+  // a break after a hyphen, or at a soft hyphen ("Fehl-schläge"), is fine
+  for (const m of node.textContent.matchAll(/[^\\s\u00ad-]+/g)) {
+    if (m.index > 0 && node.textContent[m.index - 1] === "\u00ad") continue;
     const range = document.createRange();
     range.setStart(node, m.index);
     range.setEnd(node, m.index + m[0].length);
@@ -296,12 +298,11 @@ WORDS_BROKEN = """(els) => els.flatMap((el) => {
 })"""
 
 
-@pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["laptop", "phone"])
-def test_irish_snap_end_screen(
-    server: Server, pages: Pages, shot: Any, size: tuple[int, int]
-) -> None:
-    """Irish Snap, three seats: ranked by getting rid of cards, the loser named,
-    pick-ups and matches counted, no Jack column, no "You win!" unless first."""
+def irish_end_screen(
+    server: Server, pages: Pages, size: tuple[int, int], locale: str = "en-GB"
+) -> Any:
+    """An Irish Snap game of three seats played to its end screen (one match,
+    the second card; Ida slaps it): the page."""
     # No card matches its call (flip k calls RANKS[k % 13]) but the second:
     # seat 1 turns up the 2 while "2" is called.
     order = [RANKS[(k + 1) % 13] for k in range(52)]
@@ -320,7 +321,7 @@ def test_irish_snap_end_screen(
         # A long match window: every seat's slap counts, however loaded the machine.
         timing={"bot_pace": 0.1, "turn_ms": 400.0, "irish_timeout_ms": 4000.0},
     )
-    page = pages.page(viewport={"width": size[0], "height": size[1]})
+    page = pages.page(viewport={"width": size[0], "height": size[1]}, locale=locale)
     join(page, code, "Ida")
     slapped: set[int] = set()
 
@@ -333,6 +334,16 @@ def test_irish_snap_end_screen(
         return bool(st["endShown"])
 
     flip_until(page, done, timeout=60)
+    return page
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["laptop", "phone"])
+def test_irish_snap_end_screen(
+    server: Server, pages: Pages, shot: Any, size: tuple[int, int]
+) -> None:
+    """Irish Snap, three seats: ranked by getting rid of cards, the loser named,
+    pick-ups and matches counted, no Jack column, no "You win!" unless first."""
+    page = irish_end_screen(server, pages, size)
     shot(page, f"irish-end-{size[0]}x{size[1]}")
     # The whole table fits its panel (nothing cut off on a phone).
     fits = page.locator("#end .end").evaluate("el => el.scrollWidth <= el.clientWidth + 1")
@@ -374,6 +385,36 @@ def test_irish_snap_end_screen(
         assert title == "You are last this time."
     else:
         assert f"{loser_name} is left with cards and loses." in title
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)], ids=["360", "390"])
+def test_the_end_screen_fits_a_phone_in_german(
+    server: Server, pages: Pages, shot: Any, size: tuple[int, int]
+) -> None:
+    """German headers are long ("Fehlschläge", "Aufgenommen"), so are its bots'
+    names ("Bot 2 (Anfänger)"): the widest results table (Irish Snap's seven
+    columns) fits a narrow phone, no sideways scroll, and a long word breaks
+    only at its soft hyphen (it showed "Reaktion (Median" cut off at 390 px)."""
+    page = irish_end_screen(server, pages, size, locale="de-DE")
+    shot(page, f"irish-end-de-{size[0]}x{size[1]}")
+    widths = page.evaluate(
+        """() => { const e = document.querySelector('#end .end');
+                   return [e.scrollWidth, e.clientWidth, [...document.querySelectorAll('#ranking-head th')]
+                     .map((t) => [t.textContent, Math.round(t.getBoundingClientRect().width)])]; }"""
+    )
+    assert widths[0] <= widths[1] + 1, widths
+    broken = page.locator("#ranking-head th").evaluate_all(WORDS_BROKEN)
+    assert broken == [], broken
+    heads = page.locator("#ranking-head th").all_text_contents()
+    assert [h.replace("\u00ad", "") for h in heads] == [
+        "Platz",
+        "Name",
+        "Karten",
+        "Aufgenommen",
+        "Treffer gehauen",
+        "Fehlschläge",
+        "Reaktion (Median)",
+    ]
 
 
 def test_the_end_screens_median_reaction_leaves_false_starts_out(

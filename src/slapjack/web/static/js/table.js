@@ -180,7 +180,7 @@ function presetGoal(view) {
 /** The end screen's columns for a game: [heading key, cell(seat)]. */
 function rankingColumns(view, stats) {
   const cards = ["end.cards", (s) => String(view.stacks[s])];
-  const wrong = ["end.wrong", (s) => String(stats.wrong[s] || 0)];
+  const wrong = ["end.wrong_head", (s) => String(stats.wrong[s] || 0)];
   const med = ["end.median", (s) => msText(stats.medianReaction(s))];
   if (view.game === "irish-snap") {
     return [
@@ -202,7 +202,7 @@ export function renderRanking(tbody, view, stats, mine = []) {
   if (head) {
     fill(head,
       h("tr", {},
-        h("th", { scope: "col" }, t("end.place")),
+        h("th", { scope: "col", class: "place" }, t("end.place")),
         h("th", { scope: "col" }, t("end.player")),
         cols.map(([key]) => h("th", { scope: "col" }, t(key))),
       ),
@@ -218,8 +218,8 @@ export function renderRanking(tbody, view, stats, mine = []) {
           class: [mine.includes(s) ? "me" : "", view.loser === s ? "loser" : ""].join(" ").trim(),
           dataset: { seat: String(s) },
         },
-        h("td", {}, String(i + 1)),
-        h("th", { scope: "row" }, seatName(view, s), view.loser === s ? h("span", { class: "tag lost" }, t("seat.loser")) : null),
+        h("td", { class: "place" }, String(i + 1)),
+        h("th", { scope: "row", dataset: { place: String(i + 1) } }, seatName(view, s), view.loser === s ? h("span", { class: "tag lost" }, t("seat.loser")) : null),
         cols.map(([, cell]) => h("td", {}, cell(s))),
       ),
     ),
