@@ -219,7 +219,7 @@ export function renderRanking(tbody, view, stats, mine = []) {
           dataset: { seat: String(s) },
         },
         h("td", { class: "place" }, String(i + 1)),
-        h("th", { scope: "row", dataset: { place: String(i + 1) } }, seatName(view, s), view.loser === s ? h("span", { class: "tag lost" }, t("seat.loser")) : null),
+        h("th", { scope: "row" }, seatName(view, s), view.loser === s ? h("span", { class: "tag lost" }, t("seat.loser")) : null),
         cols.map(([, cell]) => h("td", {}, cell(s))),
       ),
     ),
