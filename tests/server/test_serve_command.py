@@ -84,22 +84,25 @@ def test_the_server_loop_is_uvloop() -> None:
         loop.close()
 
 
-def test_tune_runtime_freezes_the_heap_and_raises_the_thresholds() -> None:
+async def test_tune_runtime_hands_the_heap_to_the_keeper() -> None:
     import gc
     import sys
 
-    from slapjack.commands.serve import GC_THRESHOLDS, SWITCH_INTERVAL_S, tune_runtime
+    from slapjack.commands.serve import SWITCH_INTERVAL_S, tune_runtime
+    from slapjack.server.heap import HEAP
 
-    thresholds, interval = gc.get_threshold(), sys.getswitchinterval()
+    enabled, interval = gc.isenabled(), sys.getswitchinterval()
     try:
         tune_runtime()
+        assert HEAP.running and not gc.isenabled()  # young collections on the keeper's clock
         assert gc.get_freeze_count() > 10_000  # every module loaded so far
-        assert gc.get_threshold() == GC_THRESHOLDS
         assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
     finally:
-        gc.unfreeze()
-        gc.set_threshold(*thresholds)
+        HEAP.stop()
+        if enabled:
+            gc.enable()
         sys.setswitchinterval(interval)
+    assert gc.get_freeze_count() == 0
 
 
 def test_a_started_server_has_tuned_its_runtime(tmp_path: Path) -> None:
@@ -112,10 +115,12 @@ def test_a_started_server_has_tuned_its_runtime(tmp_path: Path) -> None:
         deadline = time.monotonic() + 10
         while True:  # tune_runtime runs right after uvicorn reports it started
             metrics = httpx.get(f"{url}/api/metrics", params={"objects": True}).json()
-            if metrics["gc_frozen"] > 0 or time.monotonic() > deadline:
+            if metrics["gc"]["young"] >= 2 or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
         assert metrics["gc_frozen"] > 10_000
+        assert metrics["gc"]["policy"] == "young+freeze" and metrics["gc"]["full"] >= 1
+        assert metrics["gc0_ms"]["n"] >= 2
         assert metrics["store_batches"]["n"] == 0
     finally:
         proc.terminate()

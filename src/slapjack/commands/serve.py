@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import ipaddress
 import logging
 import socket
@@ -26,14 +25,6 @@ MAX_WS_FRAME = 65536
 """Frames above this are refused by the WebSocket layer itself (close 1009);
 frames above 4 KiB but below it get a ``too_large`` error frame."""
 
-GC_THRESHOLDS = (20_000, 20, 100)
-"""The garbage collector's thresholds while serving (Python's default is
-``(700, 10, 10)``): a young collection every 20,000 net allocations instead of
-700, and a full one considered 100 times rarer. A full collection walks every
-live object (~100 KB per player), which at a few thousand players stalls the
-event loop for hundreds of milliseconds; the game's objects are freed by
-reference counting, few form cycles."""
-
 SWITCH_INTERVAL_S = 0.0005
 """How long a thread waiting for the GIL waits before the running one must let
 go (Python's default: 5 ms). The SQLite store's thread needs the GIL back after
@@ -42,12 +33,13 @@ loop is busy, and rooms waiting for their commit (write-ahead) with it."""
 
 
 def tune_runtime() -> None:
-    """Once the server has started: move everything alive now (modules, the
-    app, resumed rooms) out of the garbage collector's reach with
-    ``gc.freeze()``, raise its thresholds, shorten the GIL switch interval."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    """Once the server has started (on its event loop): hand the garbage
+    collector to :data:`~slapjack.server.heap.HEAP` (young collections on a
+    clock, their survivors frozen: no stall of the loop walks the whole heap,
+    see :mod:`slapjack.server.heap`) and shorten the GIL switch interval."""
+    from slapjack.server.heap import HEAP
+
+    HEAP.start()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 

@@ -39,6 +39,9 @@ class Metrics:
         self.send_lag_ms: deque[float] = deque(maxlen=SAMPLES)
         """From a frame queued for a socket to its write to the socket."""
         self.gc_ms: deque[float] = deque(maxlen=SAMPLES)
+        """How long each full collection of the garbage collector paused the process."""
+        self.gc0_ms: deque[float] = deque(maxlen=SAMPLES)
+        """The same for each young collection (see :mod:`.heap`)."""
         self.inputs = 0
         self.frames = 0
         self.counts: dict[str, int] = {}
@@ -61,6 +64,8 @@ class Metrics:
             self._gc_start = time.perf_counter()
         elif info.get("generation") == 2:
             self.gc_ms.append((time.perf_counter() - self._gc_start) * 1000.0)
+        elif info.get("generation") == 0:
+            self.gc0_ms.append((time.perf_counter() - self._gc_start) * 1000.0)
 
     def reset(self) -> None:
         self.queue_lag_ms.clear()
@@ -68,6 +73,7 @@ class Metrics:
         self.loop_lag_ms.clear()
         self.send_lag_ms.clear()
         self.gc_ms.clear()
+        self.gc0_ms.clear()
         self.inputs = 0
         self.frames = 0
         self.counts.clear()
@@ -91,6 +97,7 @@ class Metrics:
             "loop_lag_ms": _summary(self.loop_lag_ms),
             "send_lag_ms": _summary(self.send_lag_ms),
             "gc2_ms": _summary(self.gc_ms),
+            "gc0_ms": _summary(self.gc0_ms),
             "tasks": _tasks(),
         }
 

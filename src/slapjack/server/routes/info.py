@@ -18,6 +18,7 @@ from slapjack.store import SqliteStore
 from slapjack.texts import LanguageError, check_lang, rules_text
 from slapjack.texts.words import browser_words
 
+from ..heap import HEAP
 from ..metrics import METRICS
 from .context import Ctx, error
 
@@ -71,6 +72,7 @@ async def metrics(
     recent resets. ``reset`` clears the samples, not the store's counters."""
     lobby = ctx.lobby
     out = METRICS.to_dict()
+    out["gc"] = HEAP.to_dict()
     if objects:
         out["gc_objects"] = len(gc.get_objects())
         out["gc_counts"] = gc.get_count()

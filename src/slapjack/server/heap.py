@@ -1,0 +1,153 @@
+"""The garbage collector while serving: short young collections on a clock,
+their survivors frozen, and a full collection only when the heap has grown.
+
+Why not CPython's own schedule. Its collections are stop-the-world, and it
+starts a young one after 700 (or, raised, 20,000) *net* allocations of
+container objects. A game server in steady play allocates about as many as
+it frees (records, timers, referee samples replace older ones), so that
+count barely moves while the young generation fills with everything
+allocated since the last collection that is still alive: under load
+(8,000 players) a young collection came every 5–10 s and walked some 100,000
+objects, a 16–130 ms stall of the event loop, and the middle generation's
+every 20th, 160–210 ms. Nearly nothing was garbage (0–64 objects freed a
+collection): the game's objects die by reference counting. Those stalls, not
+the CPU, set the flips' p99 (docs/benchmarks.md, "The garbage collector's
+stalls").
+
+The policy here (:class:`HeapKeeper`):
+
+- the automatic collector is off; every :data:`YOUNG_EVERY_S` the loop runs
+  a young collection (``gc.collect(0)``), which frees the cycles made since
+  the last one (a closed socket's, an exception's) and walks only what was
+  allocated since then and is still alive: a few milliseconds at most;
+- its survivors are frozen (``gc.freeze()``, which splices lists: no walk),
+  so no collection walks them again; they are still freed by reference
+  counting the moment they are no longer used;
+- what a frozen object can no longer be freed by is a cycle it joins later.
+  Such garbage, and any real growth, shows as more memory blocks in use
+  (``sys.getallocatedblocks()``, cheap): once they have grown by
+  :data:`FULL_GROWTH` (and at least :data:`FULL_MIN_BLOCKS`) since the last
+  full collection, everything is unfrozen, collected and frozen again, as
+  CPython itself would when a quarter more objects had reached its oldest
+  generation. So held garbage stays within about a quarter of the heap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+import time
+from collections.abc import Callable
+from typing import Final
+
+YOUNG_EVERY_S: Final = 0.1
+"""How often the young collection runs (and its survivors are frozen)."""
+FULL_GROWTH: Final = 0.25
+"""A full collection once the memory blocks in use have grown by this share
+since the last full collection..."""
+FULL_MIN_BLOCKS: Final = 250_000
+"""...and by at least this many blocks (a small server does not collect
+everything again for a few thousand new objects)."""
+
+
+class HeapKeeper:
+    """Runs the collector on the schedule above on one event loop.
+
+    ``blocks`` counts the memory blocks in use (``sys.getallocatedblocks``;
+    tests pass their own). :meth:`start` takes over from the automatic
+    collector, :meth:`stop` gives it back."""
+
+    def __init__(
+        self,
+        every_s: float = YOUNG_EVERY_S,
+        growth: float = FULL_GROWTH,
+        min_blocks: int = FULL_MIN_BLOCKS,
+        blocks: Callable[[], int] = sys.getallocatedblocks,
+    ) -> None:
+        if every_s <= 0 or growth <= 0 or min_blocks < 0:
+            raise ValueError("every_s and growth must be positive, min_blocks not negative")
+        self.every_s = every_s
+        self.growth = growth
+        self.min_blocks = min_blocks
+        self._blocks = blocks
+        self.base_blocks = 0
+        """Blocks in use right after the last full collection."""
+        self.young = 0
+        self.full = 0
+        """Collections run so far (young ones, full ones)."""
+        self.last_full_ms = 0.0
+        self._handle: asyncio.TimerHandle | None = None
+        self._was_enabled = True
+
+    @property
+    def running(self) -> bool:
+        return self._handle is not None
+
+    def start(self) -> None:
+        """Collect everything once, freeze what lives (the modules, the app,
+        resumed rooms), switch the automatic collector off and start the
+        clock (on the running loop)."""
+        loop = asyncio.get_running_loop()
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+        self.collect_all()
+        self._handle = loop.call_later(self.every_s, self._tick)
+
+    def stop(self) -> None:
+        """Stop the clock and give the heap back to the automatic collector
+        (frozen objects return to its oldest generation)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        gc.unfreeze()
+        if self._was_enabled:
+            gc.enable()
+
+    def _tick(self) -> None:
+        try:
+            self.step()
+        finally:
+            if self._handle is not None:
+                self._handle = asyncio.get_running_loop().call_later(self.every_s, self._tick)
+
+    def step(self) -> bool:
+        """One young collection, its survivors frozen; a full collection
+        instead when the heap has grown enough. Whether it was full."""
+        if self.due():
+            self.collect_all()
+            return True
+        gc.collect(0)
+        gc.freeze()
+        self.young += 1
+        return False
+
+    def due(self) -> bool:
+        """Has the heap grown enough since the last full collection?"""
+        grown = self._blocks() - self.base_blocks
+        return grown >= self.min_blocks and grown >= self.growth * self.base_blocks
+
+    def collect_all(self) -> None:
+        """A full collection of everything, frozen or not, then all frozen again."""
+        started = time.perf_counter()
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.base_blocks = self._blocks()
+        self.full += 1
+        self.last_full_ms = (time.perf_counter() - started) * 1000.0
+
+    def to_dict(self) -> dict[str, float | int | bool]:
+        """For ``/api/metrics`` (``gc``)."""
+        return {
+            "policy": "young+freeze" if self.running else "cpython",
+            "young": self.young,
+            "full": self.full,
+            "last_full_ms": round(self.last_full_ms, 3),
+            "base_blocks": self.base_blocks,
+            "blocks": self._blocks(),
+        }
+
+
+HEAP: Final = HeapKeeper()
+"""The server process's keeper (started by ``slapjack serve``)."""

@@ -1,0 +1,177 @@
+"""The garbage collector's schedule while serving (:mod:`slapjack.server.heap`):
+young collections free new cycles, their survivors are frozen, a full
+collection comes only once the heap has grown, and ``stop`` gives the heap
+back to CPython's own collector."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from slapjack.server.heap import HeapKeeper
+from slapjack.server.metrics import METRICS
+
+
+class Node:
+    """A container object the collector tracks."""
+
+    def __init__(self) -> None:
+        self.other: object = None
+
+
+class Blocks:
+    """A stand-in for ``sys.getallocatedblocks`` that the test sets."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __call__(self) -> int:
+        return self.n
+
+
+def cycle() -> weakref.ref[Node]:
+    """A reference cycle nothing else holds, and a weak reference to it."""
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+
+
+def is_tracked_unfrozen(obj: object) -> bool:
+    return any(o is obj for o in gc.get_objects())
+
+
+@pytest.fixture
+def heap_state() -> Iterator[None]:
+    """Whatever a test does to the collector is undone after it."""
+    enabled = gc.isenabled()
+    yield
+    gc.unfreeze()
+    if enabled:
+        gc.enable()
+    gc.collect()
+
+
+def keeper(blocks: Blocks, **kw: float) -> HeapKeeper:
+    """A keeper whose clock never fires by itself in a test (steps are called)."""
+    return HeapKeeper(
+        every_s=kw.get("every_s", 3600.0),
+        growth=kw.get("growth", 0.25),
+        min_blocks=int(kw.get("min_blocks", 100)),
+        blocks=blocks,
+    )
+
+
+async def test_start_freezes_everything_and_switches_the_automatic_collector_off(
+    heap_state: None,
+) -> None:
+    blocks = Blocks(1000)
+    heap = keeper(blocks)
+    heap.start()
+    try:
+        assert heap.running and not gc.isenabled()
+        assert gc.get_freeze_count() > 10_000  # the modules, pytest, this test
+        assert heap.full == 1 and heap.base_blocks == 1000
+        ref = cycle()
+        gc.collect(0)  # what a step does first; the automatic collector would not
+        assert ref() is None
+    finally:
+        heap.stop()
+    assert not heap.running and gc.isenabled() and gc.get_freeze_count() == 0
+
+
+async def test_a_young_step_frees_the_cycles_made_since_the_last(heap_state: None) -> None:
+    heap = keeper(Blocks(1000))
+    heap.start()
+    try:
+        ref = cycle()
+        assert ref() is not None  # nothing collects it by itself now
+        assert heap.step() is False
+        assert ref() is None
+        assert heap.young == 1 and heap.full == 1
+    finally:
+        heap.stop()
+
+
+async def test_survivors_are_frozen_and_still_freed_when_no_longer_used(
+    heap_state: None,
+) -> None:
+    heap = keeper(Blocks(1000))
+    heap.start()
+    try:
+        survivor = Node()
+        assert is_tracked_unfrozen(survivor)
+        heap.step()
+        assert not is_tracked_unfrozen(survivor)  # frozen: no collection walks it
+        ref = weakref.ref(survivor)
+        del survivor
+        assert ref() is None  # reference counting frees it at once
+    finally:
+        heap.stop()
+
+
+async def test_a_frozen_cycle_waits_for_a_full_collection_when_the_heap_has_grown(
+    heap_state: None,
+) -> None:
+    blocks = Blocks(1000)
+    heap = keeper(blocks, growth=0.25, min_blocks=100)
+    heap.start()
+    try:
+        a, b = Node(), Node()
+        heap.step()  # both survive: frozen
+        a.other, b.other = b, a
+        ref = weakref.ref(a)
+        del a, b  # a cycle of frozen objects: young collections cannot see it
+        blocks.n = 1249  # grown by less than a quarter
+        assert heap.step() is False
+        assert ref() is not None
+        blocks.n = 1250  # a quarter more
+        assert heap.step() is True
+        assert ref() is None
+        assert heap.full == 2 and heap.base_blocks == 1250
+        assert heap.step() is False  # the base moved with it
+    finally:
+        heap.stop()
+
+
+async def test_a_small_heap_needs_the_least_growth_too(heap_state: None) -> None:
+    blocks = Blocks(100)
+    heap = keeper(blocks, growth=0.25, min_blocks=500)
+    heap.start()
+    try:
+        blocks.n = 599  # +499: six times a quarter, below the least growth
+        assert heap.due() is False
+        blocks.n = 600
+        assert heap.due() is True
+    finally:
+        heap.stop()
+
+
+async def test_the_clock_runs_young_collections_and_the_metrics_time_them(
+    heap_state: None,
+) -> None:
+    METRICS.watch_gc()
+    METRICS.gc0_ms.clear()
+    heap = keeper(Blocks(1000), every_s=0.01)
+    heap.start()
+    try:
+        await asyncio.sleep(0.2)
+        assert heap.young >= 5
+        assert len(METRICS.gc0_ms) >= 5
+        assert METRICS.to_dict()["gc0_ms"]["n"] >= 5
+        assert heap.to_dict()["policy"] == "young+freeze"
+    finally:
+        heap.stop()
+    young = heap.young
+    await asyncio.sleep(0.05)
+    assert heap.young == young  # stopped: the clock is gone
+    assert heap.to_dict()["policy"] == "cpython"
+
+
+def test_impossible_settings_are_refused() -> None:
+    for kw in ({"every_s": 0.0}, {"growth": 0.0}, {"min_blocks": -1}):
+        with pytest.raises(ValueError):
+            HeapKeeper(**kw)  # type: ignore[arg-type]
