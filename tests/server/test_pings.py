@@ -282,3 +282,68 @@ async def test_a_socket_that_does_not_read_is_closed_though_its_pings_ride(quick
     assert conn.closed and conn.close_code == CLOSE_NOT_READING
     assert len(pinger) == 0
     assert conn.ride is None
+
+
+def _slots(pinger: Pinger, period_ticks: int) -> set[int]:
+    """Where in the period the pinger's sockets are due (slot modulo the period)."""
+    return {at % period_ticks for at, due in pinger._wheel.items() for _ in due}
+
+
+async def test_a_late_pinger_keeps_each_socket_in_its_place_in_the_period(quick: None) -> None:
+    """A pinger that wakes late serves the ticks it missed; each socket stays
+    in its own slot (not all of them in the slot after *now*: those would
+    merge, stall by stall, into a few long ticks)."""
+    pinger = Pinger(tick_s=0.01)
+    room = FakeRoom()
+    conns = [greeted() for _ in range(6)]
+    for conn in conns:
+        pinger.add(room, conn)  # type: ignore[arg-type]
+        await asyncio.sleep(0.021)  # a slot or two apart
+    await asyncio.sleep(0.3)  # the quick pings are over: one a period (10 ticks) each
+    before = _slots(pinger, 10)
+    assert len(before) >= 4
+    for _ in range(5):
+        time.sleep(0.045)  # the event loop is blocked: the pinger wakes 4-5 ticks late
+        await asyncio.sleep(0.03)
+    await asyncio.sleep(0.2)
+    assert _slots(pinger, 10) == before
+    assert all(len(pings_of(conn)) >= 10 for conn in conns)
+    for conn in conns:
+        pinger.discard(conn)
+
+
+async def test_a_tick_with_many_sockets_due_lets_the_loop_run_between_chunks(
+    quick: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pinger = Pinger(tick_s=0.01)
+    room = FakeRoom()
+    turns = 0
+
+    async def count_turns() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    served: list[tuple[int, int]] = []  # (sockets in one go, loop turns so far)
+    serve = pinger._ping
+
+    def recording(due: list[Any]) -> None:
+        served.append((len(due), turns))
+        serve(due)
+
+    monkeypatch.setattr(pinger, "_ping", recording)
+    counter = asyncio.get_running_loop().create_task(count_turns())
+    conns = [greeted() for _ in range(3 * pings_module.CHUNK + 5)]
+    for conn in conns:  # all in one slot
+        pinger.add(room, conn)  # type: ignore[arg-type]
+    try:
+        await asyncio.sleep(0.1)
+    finally:
+        counter.cancel()
+    first = served[:4]  # the first tick of them all: 64, 64, 64, 5
+    assert [n for n, _ in first] == [pings_module.CHUNK] * 3 + [5]
+    assert all(b > a for (_, a), (_, b) in itertools.pairwise(first))  # other work ran between
+    assert all(len(pings_of(conn)) >= 1 for conn in conns)
+    for conn in conns:
+        pinger.discard(conn)
