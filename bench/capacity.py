@@ -7,7 +7,9 @@ seat tokens; the fair referee unless told otherwise), and prints one row each:
 
 players, p99 flip -> all clients of the room, server CPU, µs of server CPU per
 player-second, RSS per player (over the idle server), the generators' CPU and
-timer lag (``ok``: the generator kept up, see load.py), lost / out of order.
+timer lag (``ok``: the generator kept up, see load.py), lost / out of order,
+and the server's own view of its stalls: its event loop's lag p99 and the
+longest pause of its garbage collector (from ``/api/metrics``).
 
     .venv/bin/python bench/capacity.py --players 1000,2000,4000 --seconds 20
     .venv/bin/python bench/capacity.py --players 2000 --referees fair,arrival
@@ -41,12 +43,26 @@ COLUMNS = (
     ("server_kb_per_player", "KB/player", "{:.0f}"),
     ("flips_per_s", "flips/s", "{:.0f}"),
     ("frames_per_s", "frames/s", "{:.0f}"),
+    ("loop_lag_p99_ms", "loop lag p99 (ms)", "{:.1f}"),
+    ("gc_pause_max_ms", "GC pause max (ms)", "{:.1f}"),
     ("gen_cpu", "gen CPU %", "{}"),
     ("gen_lag_p99_ms", "gen lag p99 (ms)", "{:.1f}"),
     ("generator_ok", "gen ok", "{}"),
     ("lost_ooo", "lost/ooo", "{}"),
     ("cpu_pressure_pct", "PSI %", "{}"),
 )
+
+
+def stalls(server: dict[str, Any] | None) -> dict[str, Any]:
+    """The server's own view of its stalls in the measured seconds (from its
+    ``/api/metrics``): the event loop's lag p99, and the longest pause of the
+    garbage collector (young or full)."""
+    s = server or {}
+    pauses = [s[k]["max"] for k in ("gc0_ms", "gc2_ms") if (s.get(k) or {}).get("max") is not None]
+    return {
+        "loop_lag_p99_ms": (s.get("loop_lag_ms") or {}).get("p99"),
+        "gc_pause_max_ms": max(pauses) if pauses else None,
+    }
 
 
 def row(result: dict[str, Any]) -> str:
@@ -105,7 +121,7 @@ def main() -> None:
             )
             load._bounded(args.deadline + args.seconds + args.settle + players / 100 + 60)
             result = load.run(args)
-            result.pop("server", None)
+            result.update(stalls(result.pop("server", None)))
             print(json.dumps(result) if opts.json else row(result), flush=True)
 
 
