@@ -175,3 +175,19 @@ def test_impossible_settings_are_refused() -> None:
     for kw in ({"every_s": 0.0}, {"growth": 0.0}, {"min_blocks": -1}):
         with pytest.raises(ValueError):
             HeapKeeper(**kw)  # type: ignore[arg-type]
+
+
+async def test_started_twice_it_keeps_one_clock_and_gives_the_collector_back(
+    heap_state: None,
+) -> None:
+    assert gc.isenabled()
+    heap = keeper(Blocks(1000), every_s=0.01)
+    heap.start()
+    heap.start()
+    try:
+        await asyncio.sleep(0.15)
+        # one clock: about 15 young collections in 0.15 s, not about 30
+        assert 5 <= heap.young <= 20, heap.young
+    finally:
+        heap.stop()
+    assert gc.isenabled() and gc.get_freeze_count() == 0

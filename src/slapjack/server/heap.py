@@ -89,7 +89,10 @@ class HeapKeeper:
         resumed rooms), switch the automatic collector off and start the
         clock (on the running loop)."""
         loop = asyncio.get_running_loop()
-        self._was_enabled = gc.isenabled()
+        if self._handle is not None:  # started again (a new loop): one clock only
+            self._handle.cancel()
+        else:
+            self._was_enabled = gc.isenabled()
         gc.disable()
         self.collect_all()
         self._handle = loop.call_later(self.every_s, self._tick)
