@@ -7,12 +7,12 @@ container objects. A game server in steady play allocates about as many as
 it frees (records, timers, referee samples replace older ones), so that
 count barely moves while the young generation fills with everything
 allocated since the last collection that is still alive: under load
-(8,000 players) a young collection came every 5–10 s and walked some 100,000
-objects, a 16–130 ms stall of the event loop, and the middle generation's
-every 20th, 160–210 ms. Nearly nothing was garbage (0–64 objects freed a
+(8,000 players) a young collection came every 4–9 s and walked some 100,000
+objects, a 16–129 ms stall of the event loop, and the middle generation's
+every 20th, 157–213 ms. Nearly nothing was garbage (0–64 objects freed a
 collection): the game's objects die by reference counting. Those stalls, not
-the CPU, set the flips' p99 (docs/benchmarks.md, "The garbage collector's
-stalls").
+the CPU, set the flips' p99 (docs/benchmarks.md, "The tail was the garbage
+collector's, and the pinger's").
 
 The policy here (:class:`HeapKeeper`):
 
