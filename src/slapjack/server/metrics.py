@@ -62,10 +62,10 @@ class Metrics:
     def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._gc_start = time.perf_counter()
-        elif info.get("generation") == 2:
-            self.gc_ms.append((time.perf_counter() - self._gc_start) * 1000.0)
-        elif info.get("generation") == 0:
-            self.gc0_ms.append((time.perf_counter() - self._gc_start) * 1000.0)
+            return
+        pauses = {0: self.gc0_ms, 2: self.gc_ms}.get(info.get("generation", -1))
+        if pauses is not None:
+            pauses.append((time.perf_counter() - self._gc_start) * 1000.0)
 
     def reset(self) -> None:
         self.queue_lag_ms.clear()
