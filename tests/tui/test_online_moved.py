@@ -140,3 +140,67 @@ async def test_the_client_follows_moved_to_the_owner_and_back_when_it_dies() -> 
         assert len(hellos["a"]) >= 2, rec.statuses
         await client.close()
         task.cancel()
+
+
+async def test_a_moved_sent_before_the_hello_is_still_followed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cluster node says ``moved`` and closes as soon as it accepts, without
+    waiting for the hello; on a slow client the close has come by the time the
+    hello goes out, and the frame before it must still be read and followed
+    (not retried blind at the same node: one move, straight to the owner)."""
+    connects: list[int] = []
+    owner_port: list[int] = []
+    done = asyncio.Event()
+
+    async def node_a(ws: Any) -> None:
+        url = f"http://127.0.0.1:{owner_port[0]}"
+        frame = {"type": "moved", "code": "MOV123", "node": "b", "url": url}
+        frame |= {"ws": f"ws://127.0.0.1:{owner_port[0]}/ws/MOV123", "retry_ms": 0}
+        await ws.send(json.dumps(frame | {"reason": "elsewhere"}))
+        await ws.close(4010, "moved")
+
+    async def node_b(ws: Any) -> None:
+        await ws.recv()
+        welcome = {"type": "welcome", "v": 1, "room": ROOM, "seat": 0, "name": "Anna", "id": None}
+        await ws.send(json.dumps(welcome))
+        await done.wait()
+
+    real_connect = websockets.connect
+
+    class SlowClient:
+        """``websockets.connect`` on a client that gets to its hello only after
+        the server's close has arrived."""
+
+        def __init__(self, url: str, **kw: Any) -> None:
+            self.inner = real_connect(url, **kw)
+            connects.append(int(url.split(":")[2].split("/")[0]))
+
+        async def __aenter__(self) -> Any:
+            ws = await self.inner.__aenter__()
+            if connects[-1] != owner_port[0]:
+                await ws.wait_closed()
+            return ws
+
+        async def __aexit__(self, *exc: Any) -> Any:
+            return await self.inner.__aexit__(*exc)
+
+    monkeypatch.setattr(websockets, "connect", SlowClient)
+    async with (
+        websockets.serve(node_a, "127.0.0.1", 0) as a,
+        websockets.serve(node_b, "127.0.0.1", 0) as b,
+    ):
+        owner_port.append(b.sockets[0].getsockname()[1])
+        a_port = a.sockets[0].getsockname()[1]
+        rec = Recorder()
+        client = OnlineClient(Target(f"http://127.0.0.1:{a_port}", "MOV123"), "tok", rec)
+        task = asyncio.create_task(client.run())
+        for _ in range(300):
+            if rec.welcomes:
+                break
+            await asyncio.sleep(0.01)
+        assert len(rec.welcomes) == 1, rec.statuses
+        assert client.moves == 1 and connects == [a_port, owner_port[0]]
+        done.set()
+        await client.close()
+        task.cancel()

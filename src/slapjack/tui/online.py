@@ -451,8 +451,15 @@ class OnlineClient:
         queue: asyncio.Queue[str] = asyncio.Queue()
         self._ws = ws
         self._queue = queue
-        await ws.send(self._frame("hello", token=self.token, lang=self.lang))
-        self.handler.on_status("open", {})
+        try:
+            await ws.send(self._frame("hello", token=self.token, lang=self.lang))
+        except websockets.ConnectionClosed:
+            # A node that does not run the room says ``moved`` and closes at
+            # once, without waiting for our hello: when that close came first,
+            # the frame is still to be read below (and followed), not lost.
+            pass
+        else:
+            self.handler.on_status("open", {})
         writer = asyncio.create_task(self._write(ws, queue))
         try:
             async for text in ws:
