@@ -1,6 +1,10 @@
-"""The actor's batched inputs (server/actor.py): one wake-up for a burst, order kept."""
+"""The actor (server/actor.py): batched inputs (one wake-up for a burst, order
+kept) and named timers (moved, cancelled, set again)."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 from slapjack.server.actor import Actor
 from slapjack.server.metrics import METRICS
@@ -37,5 +41,64 @@ async def test_a_failing_batched_input_does_not_stop_the_others() -> None:
         actor.submit_batched(ran.append, 2)
         await actor.call(lambda: None)
         assert ran == [1, 2]
+    finally:
+        await actor.stop()
+
+
+async def fired(ran: list[Any], n: int = 1, timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.005)):
+        if len(ran) >= n:
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"fired {ran}, expected {n}")
+
+
+async def test_a_timer_moved_earlier_fires_at_the_earlier_time() -> None:
+    loop = asyncio.get_running_loop()
+    actor = Actor("test", clock=lambda: loop.time() * 1000.0)
+    ran: list[float] = []
+    actor.start()
+    try:
+        t0 = actor.now()
+        actor.set_timer("wake", t0 + 10_000, lambda: ran.append(-1.0))
+        actor.set_timer("wake", t0 + 30, lambda: ran.append(actor.now()))
+        await fired(ran)
+        assert t0 + 30 - 1 <= ran[0] < t0 + 10_000
+    finally:
+        await actor.stop()
+
+
+async def test_a_moved_or_cancelled_timer_does_not_fire() -> None:
+    loop = asyncio.get_running_loop()
+    actor = Actor("test", clock=lambda: loop.time() * 1000.0)
+    ran: list[str] = []
+    actor.start()
+    try:
+        t0 = actor.now()
+        actor.set_timer("a", t0 + 20, lambda: ran.append("a"))
+        actor.set_timer("a", t0 + 60, lambda: ran.append("a moved"))
+        actor.cancel("a")
+        actor.set_timer("b", t0 + 80, lambda: ran.append("b"))
+        await fired(ran)
+        await asyncio.sleep(0.05)
+        assert ran == ["b"] and actor.deadline("a") is None
+    finally:
+        await actor.stop()
+
+
+async def test_a_timer_set_again_after_its_handle_fired_runs_only_the_new_one() -> None:
+    """The handle fired and queued the timer's run, but the task has not run
+    it yet (here: not started) when the timer is set again: only the new one runs."""
+    loop = asyncio.get_running_loop()
+    actor = Actor("test", clock=lambda: loop.time() * 1000.0)
+    ran: list[str] = []
+    actor.set_timer("t", actor.now() + 5, lambda: ran.append("old"))
+    await asyncio.sleep(0.05)  # the handle has fired: its run waits in the queue
+    actor.set_timer("t", actor.now() + 20, lambda: ran.append("new"))
+    actor.start()
+    try:
+        await fired(ran)
+        await asyncio.sleep(0.05)
+        assert ran == ["new"]
     finally:
         await actor.stop()
