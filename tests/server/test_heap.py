@@ -62,6 +62,8 @@ def keeper(blocks: Blocks, **kw: float) -> HeapKeeper:
         growth=kw.get("growth", 0.25),
         min_blocks=int(kw.get("min_blocks", 100)),
         blocks=blocks,
+        quiet_found=int(kw.get("quiet_found", 100)),
+        max_skip=int(kw.get("max_skip", 9)),
     )
 
 
@@ -155,7 +157,7 @@ async def test_the_clock_runs_young_collections_and_the_metrics_time_them(
 ) -> None:
     METRICS.watch_gc()
     METRICS.gc0_ms.clear()
-    heap = keeper(Blocks(1000), every_s=0.01)
+    heap = keeper(Blocks(1000), every_s=0.01, max_skip=0)  # a collection every tick
     heap.start()
     try:
         await asyncio.sleep(0.2)
@@ -171,8 +173,57 @@ async def test_the_clock_runs_young_collections_and_the_metrics_time_them(
     assert heap.to_dict()["policy"] == "cpython"
 
 
+async def test_after_quiet_collections_the_ticks_only_freeze_for_longer_and_longer(
+    heap_state: None,
+) -> None:
+    heap = keeper(Blocks(1000), quiet_found=10, max_skip=5)
+    heap.start()
+    try:
+        pattern = []
+        for _ in range(20):
+            young = heap.young
+            heap.step()
+            pattern.append("c" if heap.young > young else "f")
+        # a collection, then 1, 3 and at most 5 ticks that only freeze
+        assert "".join(pattern) == "cfcfffcfffffcfffffcf"
+        assert heap.frozen_only == pattern.count("f")
+        assert heap.to_dict()["frozen_only"] == heap.frozen_only
+        ref = cycle()
+        assert heap.step() is False and heap.young == 5  # a tick that only froze
+        assert ref() is not None  # frozen with it: it waits for a full collection
+    finally:
+        heap.stop()
+
+
+async def test_a_collection_that_finds_garbage_brings_back_one_every_tick(
+    heap_state: None,
+) -> None:
+    heap = keeper(Blocks(1000), quiet_found=10, max_skip=5)
+    heap.start()
+    try:
+        heap.step()  # quiet: the next tick only freezes
+        heap.step()
+        refs = [cycle() for _ in range(10)]  # 20 objects of garbage
+        young = heap.young
+        heap.step()
+        assert heap.young == young + 1 and all(r() is None for r in refs)
+        for _ in range(3):  # garbage found: collect again at the next tick
+            refs = [cycle() for _ in range(10)]
+            heap.step()
+            assert all(r() is None for r in refs)
+        assert heap.young == young + 4
+    finally:
+        heap.stop()
+
+
 def test_impossible_settings_are_refused() -> None:
-    for kw in ({"every_s": 0.0}, {"growth": 0.0}, {"min_blocks": -1}):
+    for kw in (
+        {"every_s": 0.0},
+        {"growth": 0.0},
+        {"min_blocks": -1},
+        {"quiet_found": -1},
+        {"max_skip": -1},
+    ):
         with pytest.raises(ValueError):
             HeapKeeper(**kw)  # type: ignore[arg-type]
 
@@ -181,7 +232,7 @@ async def test_started_twice_it_keeps_one_clock_and_gives_the_collector_back(
     heap_state: None,
 ) -> None:
     assert gc.isenabled()
-    heap = keeper(Blocks(1000), every_s=0.01)
+    heap = keeper(Blocks(1000), every_s=0.01, max_skip=0)  # a collection every tick
     heap.start()
     heap.start()
     try:

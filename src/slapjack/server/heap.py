@@ -23,6 +23,13 @@ The policy here (:class:`HeapKeeper`):
 - its survivors are frozen (``gc.freeze()``, which splices lists: no walk),
   so no collection walks them again; they are still freed by reference
   counting the moment they are no longer used;
+- in steady play those collections free next to nothing (192 objects in
+  182 collections at 6,000 players, 2.3 % of the server's CPU): after one
+  that freed fewer than :data:`QUIET_FOUND` objects the next ticks only
+  freeze (1, then 3, 7, at most :data:`MAX_SKIP` in a row: at least one
+  collection a second), and the first that finds garbage brings back one
+  every tick. A cycle made and dropped in a tick that only froze waits for
+  the next full collection, as any cycle of frozen objects does (below);
 - what a frozen object can no longer be freed by is a cycle it joins later.
   Such garbage, and any real growth, shows as more memory blocks in use
   (``sys.getallocatedblocks()``, cheap): once they have grown by
@@ -43,6 +50,10 @@ from typing import Final
 
 YOUNG_EVERY_S: Final = 0.1
 """How often the young collection runs (and its survivors are frozen)."""
+QUIET_FOUND: Final = 100
+"""A young collection that frees fewer objects than this found next to nothing..."""
+MAX_SKIP: Final = 9
+"""...then up to this many ticks in a row only freeze what is new (no walk)."""
 FULL_GROWTH: Final = 0.25
 """A full collection once the memory blocks in use have grown by this share
 since the last full collection..."""
@@ -64,12 +75,22 @@ class HeapKeeper:
         growth: float = FULL_GROWTH,
         min_blocks: int = FULL_MIN_BLOCKS,
         blocks: Callable[[], int] = sys.getallocatedblocks,
+        quiet_found: int = QUIET_FOUND,
+        max_skip: int = MAX_SKIP,
     ) -> None:
-        if every_s <= 0 or growth <= 0 or min_blocks < 0:
-            raise ValueError("every_s and growth must be positive, min_blocks not negative")
+        if every_s <= 0 or growth <= 0 or min(min_blocks, quiet_found, max_skip) < 0:
+            raise ValueError(
+                "every_s and growth must be positive; min_blocks, quiet_found, max_skip not negative"
+            )
         self.every_s = every_s
         self.growth = growth
         self.min_blocks = min_blocks
+        self.quiet_found = quiet_found
+        self.max_skip = max_skip
+        self._quiet = 0
+        self._skip = 0
+        self.frozen_only = 0
+        """Ticks that only froze (after young collections that freed next to nothing)."""
         self._blocks = blocks
         self.base_blocks = 0
         """Blocks in use right after the last full collection."""
@@ -115,14 +136,25 @@ class HeapKeeper:
                 self._handle = asyncio.get_running_loop().call_later(self.every_s, self._tick)
 
     def step(self) -> bool:
-        """One young collection, its survivors frozen; a full collection
-        instead when the heap has grown enough. Whether it was full."""
+        """One young collection, its survivors frozen (or, after quiet ones,
+        only the freeze); a full collection instead when the heap has grown
+        enough. Whether it was full."""
         if self.due():
             self.collect_all()
             return True
-        gc.collect(0)
+        if self._skip:
+            self._skip -= 1
+            gc.freeze()
+            self.frozen_only += 1
+            return False
+        found = gc.collect(0)
         gc.freeze()
         self.young += 1
+        if found < self.quiet_found:
+            self._quiet = min(self.max_skip, self._quiet * 2 + 1)
+        else:
+            self._quiet = 0
+        self._skip = self._quiet
         return False
 
     def due(self) -> bool:
@@ -145,6 +177,7 @@ class HeapKeeper:
         return {
             "policy": "young+freeze" if self.running else "cpython",
             "young": self.young,
+            "frozen_only": self.frozen_only,
             "full": self.full,
             "last_full_ms": round(self.last_full_ms, 3),
             "base_blocks": self.base_blocks,

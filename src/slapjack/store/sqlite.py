@@ -50,10 +50,15 @@ from .migrations import SQLITE, Migration
 log = logging.getLogger(__name__)
 
 SYNCHRONOUS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
-CHECKPOINT_EVERY: Final = 200
+CHECKPOINT_EVERY: Final = 1000
 """Commits between two WAL checkpoints (SQLite's own would run inside a commit
 every 1,000 pages, about 250 of our commits, and stall it for the copy and its
-fsync; ours runs on a second connection, beside the writer)."""
+fsync; ours runs on a second connection, beside the writer). A checkpoint
+copies each page once however often the commits since the last one wrote it
+(a room's page of actions, its row's ``next_index``), so fewer, larger ones
+cost less per commit: 1,000 rather than 200 took 8 % off an append's CPU with
+2,000 rooms (docs/benchmarks.md, "Checkpoints every 1,000 commits"). The WAL
+grows a few MB a second under load either way; :data:`WAL_LIMIT_BYTES` bounds it."""
 BUSY_TIMEOUT_MS: Final = 5000
 LOOP_SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL"})
 """The settings under which a WAL commit does not sync (no fsync): the group
