@@ -139,6 +139,55 @@ async def test_a_frozen_cycle_waits_for_a_full_collection_when_the_heap_has_grow
         heap.stop()
 
 
+async def test_full_collections_that_free_little_wait_for_more_growth_next_time(
+    heap_state: None,
+) -> None:
+    blocks = Blocks(1000)
+    heap = keeper(blocks, growth=0.25, min_blocks=100)
+    heap.start()
+    try:
+        assert heap.share == 0.25  # the first full collection (the start) sets nothing
+        blocks.n = 1250
+        assert heap.step() is True  # freed nothing of its 250 blocks of growth
+        assert heap.share == 0.5 and heap.to_dict()["full_growth"] == 0.5
+        blocks.n = 1874
+        assert heap.step() is False
+        blocks.n = 1875  # half again
+        assert heap.step() is True and heap.share == 1.0
+        blocks.n = 3749
+        assert heap.step() is False
+        blocks.n = 3750  # the heap's size again: the most it waits for
+        assert heap.step() is True and heap.share == 1.0 and heap.full == 4
+    finally:
+        heap.stop()
+
+
+async def test_a_full_collection_that_frees_garbage_brings_back_a_quarter(
+    heap_state: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocks = Blocks(1000)
+    heap = keeper(blocks, growth=0.25, min_blocks=100)
+    heap.start()
+    real = gc.collect
+    freed: list[int] = []
+
+    def collect(generation: int = 2) -> int:
+        if generation == 2 and freed:
+            blocks.n -= freed.pop()
+        return real(generation)
+
+    monkeypatch.setattr(gc, "collect", collect)
+    try:
+        blocks.n = 1250
+        assert heap.step() is True and heap.share == 0.5
+        blocks.n = 1875
+        freed.append(63)  # a tenth of the 625 blocks of growth (62.5), and more
+        assert heap.step() is True
+        assert heap.share == 0.25 and heap.base_blocks == 1812
+    finally:
+        heap.stop()
+
+
 async def test_a_small_heap_needs_the_least_growth_too(heap_state: None) -> None:
     blocks = Blocks(100)
     heap = keeper(blocks, growth=0.25, min_blocks=500)
