@@ -152,12 +152,12 @@ async def test_full_collections_that_free_little_wait_for_more_growth_next_time(
         assert heap.share == 0.5 and heap.to_dict()["full_growth"] == 0.5
         blocks.n = 1874
         assert heap.step() is False
-        blocks.n = 1875  # half again
-        assert heap.step() is True and heap.share == 1.0
-        blocks.n = 3749
+        blocks.n = 1875  # half again: the most it waits for
+        assert heap.step() is True and heap.share == 0.5
+        blocks.n = 2812
         assert heap.step() is False
-        blocks.n = 3750  # the heap's size again: the most it waits for
-        assert heap.step() is True and heap.share == 1.0 and heap.full == 4
+        blocks.n = 2813
+        assert heap.step() is True and heap.share == 0.5 and heap.full == 4
     finally:
         heap.stop()
 
