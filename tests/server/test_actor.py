@@ -4,6 +4,8 @@ kept) and named timers (moved, cancelled, set again)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 from slapjack.server.actor import Actor
@@ -45,6 +47,21 @@ async def test_a_failing_batched_input_does_not_stop_the_others() -> None:
         await actor.stop()
 
 
+def on_loop_clock() -> Actor:
+    """An actor whose clock is the running loop's (its timers' own clock)."""
+    loop = asyncio.get_running_loop()
+    return Actor("test", clock=lambda: loop.time() * 1000.0)
+
+
+@contextlib.asynccontextmanager
+async def started(actor: Actor) -> AsyncIterator[Actor]:
+    actor.start()
+    try:
+        yield actor
+    finally:
+        await actor.stop()
+
+
 async def fired(ran: list[Any], n: int = 1, timeout: float = 5.0) -> None:
     for _ in range(int(timeout / 0.005)):
         if len(ran) >= n:
@@ -54,26 +71,18 @@ async def fired(ran: list[Any], n: int = 1, timeout: float = 5.0) -> None:
 
 
 async def test_a_timer_moved_earlier_fires_at_the_earlier_time() -> None:
-    loop = asyncio.get_running_loop()
-    actor = Actor("test", clock=lambda: loop.time() * 1000.0)
     ran: list[float] = []
-    actor.start()
-    try:
+    async with started(on_loop_clock()) as actor:
         t0 = actor.now()
         actor.set_timer("wake", t0 + 10_000, lambda: ran.append(-1.0))
         actor.set_timer("wake", t0 + 30, lambda: ran.append(actor.now()))
         await fired(ran)
         assert t0 + 30 - 1 <= ran[0] < t0 + 10_000
-    finally:
-        await actor.stop()
 
 
 async def test_a_moved_or_cancelled_timer_does_not_fire() -> None:
-    loop = asyncio.get_running_loop()
-    actor = Actor("test", clock=lambda: loop.time() * 1000.0)
     ran: list[str] = []
-    actor.start()
-    try:
+    async with started(on_loop_clock()) as actor:
         t0 = actor.now()
         actor.set_timer("a", t0 + 20, lambda: ran.append("a"))
         actor.set_timer("a", t0 + 60, lambda: ran.append("a moved"))
@@ -82,23 +91,17 @@ async def test_a_moved_or_cancelled_timer_does_not_fire() -> None:
         await fired(ran)
         await asyncio.sleep(0.05)
         assert ran == ["b"] and actor.deadline("a") is None
-    finally:
-        await actor.stop()
 
 
 async def test_a_timer_set_again_after_its_handle_fired_runs_only_the_new_one() -> None:
     """The handle fired and queued the timer's run, but the task has not run
     it yet (here: not started) when the timer is set again: only the new one runs."""
-    loop = asyncio.get_running_loop()
-    actor = Actor("test", clock=lambda: loop.time() * 1000.0)
+    actor = on_loop_clock()
     ran: list[str] = []
     actor.set_timer("t", actor.now() + 5, lambda: ran.append("old"))
     await asyncio.sleep(0.05)  # the handle has fired: its run waits in the queue
     actor.set_timer("t", actor.now() + 20, lambda: ran.append("new"))
-    actor.start()
-    try:
+    async with started(actor):
         await fired(ran)
         await asyncio.sleep(0.05)
         assert ran == ["new"]
-    finally:
-        await actor.stop()

@@ -6,6 +6,7 @@ back to CPython's own collector."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import weakref
 from collections.abc import Iterator
@@ -55,6 +56,17 @@ def heap_state() -> Iterator[None]:
     gc.collect()
 
 
+@contextlib.contextmanager
+def running(blocks: Blocks, **kw: float) -> Iterator[HeapKeeper]:
+    """A :func:`keeper`, started (a loop runs: the tests are async), stopped after."""
+    heap = keeper(blocks, **kw)
+    heap.start()
+    try:
+        yield heap
+    finally:
+        heap.stop()
+
+
 def keeper(blocks: Blocks, **kw: float) -> HeapKeeper:
     """A keeper whose clock never fires by itself in a test (steps are called)."""
     return HeapKeeper(
@@ -71,39 +83,29 @@ async def test_start_freezes_everything_and_switches_the_automatic_collector_off
     heap_state: None,
 ) -> None:
     blocks = Blocks(1000)
-    heap = keeper(blocks)
-    heap.start()
-    try:
+    with running(blocks) as heap:
         assert heap.running and not gc.isenabled()
         assert gc.get_freeze_count() > 10_000  # the modules, pytest, this test
         assert heap.full == 1 and heap.base_blocks == 1000
         ref = cycle()
         gc.collect(0)  # what a step does first; the automatic collector would not
         assert ref() is None
-    finally:
-        heap.stop()
     assert not heap.running and gc.isenabled() and gc.get_freeze_count() == 0
 
 
 async def test_a_young_step_frees_the_cycles_made_since_the_last(heap_state: None) -> None:
-    heap = keeper(Blocks(1000))
-    heap.start()
-    try:
+    with running(Blocks(1000)) as heap:
         ref = cycle()
         assert ref() is not None  # nothing collects it by itself now
         assert heap.step() is False
         assert ref() is None
         assert heap.young == 1 and heap.full == 1
-    finally:
-        heap.stop()
 
 
 async def test_survivors_are_frozen_and_still_freed_when_no_longer_used(
     heap_state: None,
 ) -> None:
-    heap = keeper(Blocks(1000))
-    heap.start()
-    try:
+    with running(Blocks(1000)) as heap:
         survivor = Node()
         assert is_tracked_unfrozen(survivor)
         heap.step()
@@ -111,17 +113,13 @@ async def test_survivors_are_frozen_and_still_freed_when_no_longer_used(
         ref = weakref.ref(survivor)
         del survivor
         assert ref() is None  # reference counting frees it at once
-    finally:
-        heap.stop()
 
 
 async def test_a_frozen_cycle_waits_for_a_full_collection_when_the_heap_has_grown(
     heap_state: None,
 ) -> None:
     blocks = Blocks(1000)
-    heap = keeper(blocks, growth=0.25, min_blocks=100)
-    heap.start()
-    try:
+    with running(blocks, growth=0.25, min_blocks=100) as heap:
         a, b = Node(), Node()
         heap.step()  # both survive: frozen
         a.other, b.other = b, a
@@ -135,17 +133,13 @@ async def test_a_frozen_cycle_waits_for_a_full_collection_when_the_heap_has_grow
         assert ref() is None
         assert heap.full == 2 and heap.base_blocks == 1250
         assert heap.step() is False  # the base moved with it
-    finally:
-        heap.stop()
 
 
 async def test_full_collections_that_free_little_wait_for_more_growth_next_time(
     heap_state: None,
 ) -> None:
     blocks = Blocks(1000)
-    heap = keeper(blocks, growth=0.25, min_blocks=100)
-    heap.start()
-    try:
+    with running(blocks, growth=0.25, min_blocks=100) as heap:
         assert heap.share == 0.25  # the first full collection (the start) sets nothing
         blocks.n = 1250
         assert heap.step() is True  # freed nothing of its 250 blocks of growth
@@ -158,8 +152,6 @@ async def test_full_collections_that_free_little_wait_for_more_growth_next_time(
         assert heap.step() is False
         blocks.n = 2813
         assert heap.step() is True and heap.share == 0.5 and heap.full == 4
-    finally:
-        heap.stop()
 
 
 async def test_a_full_collection_that_frees_garbage_brings_back_a_quarter(
@@ -190,15 +182,11 @@ async def test_a_full_collection_that_frees_garbage_brings_back_a_quarter(
 
 async def test_a_small_heap_needs_the_least_growth_too(heap_state: None) -> None:
     blocks = Blocks(100)
-    heap = keeper(blocks, growth=0.25, min_blocks=500)
-    heap.start()
-    try:
+    with running(blocks, growth=0.25, min_blocks=500) as heap:
         blocks.n = 599  # +499: six times a quarter, below the least growth
         assert heap.due() is False
         blocks.n = 600
         assert heap.due() is True
-    finally:
-        heap.stop()
 
 
 async def test_the_clock_runs_young_collections_and_the_metrics_time_them(
@@ -206,16 +194,12 @@ async def test_the_clock_runs_young_collections_and_the_metrics_time_them(
 ) -> None:
     METRICS.watch_gc()
     METRICS.gc0_ms.clear()
-    heap = keeper(Blocks(1000), every_s=0.01, max_skip=0)  # a collection every tick
-    heap.start()
-    try:
+    with running(Blocks(1000), every_s=0.01, max_skip=0) as heap:  # a collection every tick
         await asyncio.sleep(0.2)
         assert heap.young >= 5
         assert len(METRICS.gc0_ms) >= 5
         assert METRICS.to_dict()["gc0_ms"]["n"] >= 5
         assert heap.to_dict()["policy"] == "young+freeze"
-    finally:
-        heap.stop()
     young = heap.young
     await asyncio.sleep(0.05)
     assert heap.young == young  # stopped: the clock is gone
@@ -225,9 +209,7 @@ async def test_the_clock_runs_young_collections_and_the_metrics_time_them(
 async def test_after_quiet_collections_the_ticks_only_freeze_for_longer_and_longer(
     heap_state: None,
 ) -> None:
-    heap = keeper(Blocks(1000), quiet_found=10, max_skip=5)
-    heap.start()
-    try:
+    with running(Blocks(1000), quiet_found=10, max_skip=5) as heap:
         pattern = []
         for _ in range(20):
             young = heap.young
@@ -240,16 +222,12 @@ async def test_after_quiet_collections_the_ticks_only_freeze_for_longer_and_long
         ref = cycle()
         assert heap.step() is False and heap.young == 5  # a tick that only froze
         assert ref() is not None  # frozen with it: it waits for a full collection
-    finally:
-        heap.stop()
 
 
 async def test_a_collection_that_finds_garbage_brings_back_one_every_tick(
     heap_state: None,
 ) -> None:
-    heap = keeper(Blocks(1000), quiet_found=10, max_skip=5)
-    heap.start()
-    try:
+    with running(Blocks(1000), quiet_found=10, max_skip=5) as heap:
         heap.step()  # quiet: the next tick only freezes
         heap.step()
         refs = [cycle() for _ in range(10)]  # 20 objects of garbage
@@ -261,8 +239,6 @@ async def test_a_collection_that_finds_garbage_brings_back_one_every_tick(
             heap.step()
             assert all(r() is None for r in refs)
         assert heap.young == young + 4
-    finally:
-        heap.stop()
 
 
 def test_impossible_settings_are_refused() -> None:

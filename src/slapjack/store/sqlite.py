@@ -57,7 +57,9 @@ fsync; ours runs on a second connection, beside the writer). A checkpoint
 copies each page once however often the commits since the last one wrote it
 (a room's page of actions, its row's ``next_index``), so fewer, larger ones
 cost less per commit: 1,000 rather than 200 took 8 % off an append's CPU with
-2,000 rooms (docs/benchmarks.md, "Checkpoints every 1,000 commits"). The WAL
+2,000 rooms (docs/benchmarks.md, "Young collections only when they find
+something, fewer full ones while players arrive, checkpoints every 1,000
+commits"). The WAL
 grows a few MB a second under load either way; :data:`WAL_LIMIT_BYTES` bounds it."""
 BUSY_TIMEOUT_MS: Final = 5000
 LOOP_SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL"})
