@@ -43,15 +43,27 @@ from .conftest import (
 
 REACTION = (150.0, 300.0)
 """Seat 0 always wins a race (a trusting referee takes the claims as they are)."""
+FLIP_DELAY_S = 0.02
+"""How long after its view a player flips."""
+SLAP_DELAY_S = (0.05, 0.15)
+"""How long after its view each seat slaps (what it claims is ``REACTION``):
+the race is still open when a test stops the owner as seat 1 sees it, and
+the slower seat's slap arrives 350 ms inside the race's 500 ms window after a
+rebuilt game goes on (a slap sent after the claimed 300 ms left 200 ms)."""
 ROOM_TIMING = {
     "start_delay_ms": 0.0,
+    "resume_delay_ms": 1500.0,
     "jack_timeout_ms": 20_000.0,
     "grace_ms": 20_000.0,
     "turn_ms": 20_000.0,
     "deadlock_ms": 0.0,
 }
 """Nothing happens by itself: only the players' flips and slaps move the game
-(so a takeover cannot change what happens, only when)."""
+(so a takeover cannot change what happens, only when). A game rebuilt on
+another node is counted down, as in production, until 1.5 s after each
+player's return: without it, a race with a slap stored before the stop
+closed 500 ms after the new owner took it over, and on a loaded CI machine
+the other player, still on the stopped node, was not back by then."""
 
 
 class NodeProc:
@@ -170,7 +182,7 @@ async def three_nodes(
 
 
 class Player:
-    """Plays one seat: flips on its turn, slaps every open race after its
+    """Plays one seat: flips on its turn, slaps every open race claiming its
     fixed reaction (again after a reconnect, if its slap is not in the view)."""
 
     def __init__(self, seat: int, token: str, target: Target) -> None:
@@ -197,6 +209,8 @@ class Player:
         if view["over"]:
             self.over.set()
             return
+        if msg.room.timers.resume is not None:
+            return  # a rebuilt game counts down: actions are refused until it goes on
         fid = view["flip_id"]
         if view["race_open"]:
             self.race_seen.set()
@@ -204,14 +218,12 @@ class Player:
                 key = (self.generation, fid, "slap")
                 if key not in self._acted:
                     self._acted.add(key)
-                    asyncio.get_running_loop().call_later(
-                        REACTION[self.seat] / 1000, self._slap, fid
-                    )
+                    asyncio.get_running_loop().call_later(SLAP_DELAY_S[self.seat], self._slap, fid)
         elif view["turn"] == self.seat:
             key = (self.generation, fid, "flip")
             if key not in self._acted:
                 self._acted.add(key)
-                asyncio.get_running_loop().call_later(0.02, self._flip, fid)
+                asyncio.get_running_loop().call_later(FLIP_DELAY_S, self._flip, fid)
 
     def _flip(self, fid: int) -> None:
         self.client.send("flip", flip_id=fid)
