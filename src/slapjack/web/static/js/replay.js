@@ -27,9 +27,11 @@ async function main() {
   steps = data.steps;
   const record = data.record;
   $("replay-title").textContent = t("replay.heading_n", { id });
-  $("replay-meta").textContent = `${t(`game.${record.game || "slapjack"}`)} · ${t(
+  const meta = $("replay-meta");
+  meta.textContent = `${t(`game.${record.game || "slapjack"}`)} · ${t(
     `preset.${(record.rules && record.rules.preset) || "classic"}`,
   )} · ${record.players.join(", ")}${data.truncated ? ` · ${t("replay.truncated")}` : ""}`;
+  meta.title = meta.textContent; // whole where a phone held sideways cuts the line
   table = new TableView($("table"), { me: null });
   $("scrub").max = String(steps.length - 1);
   $("first").addEventListener("click", () => go(0));

@@ -1,0 +1,137 @@
+"""The replay page at a laptop's and a phone's sizes, the phone both ways up:
+nothing runs off the side (the head once pushed the download 500 px off a
+phone's screen), the title and the download stay whole, the table, the
+controls and the step's words fit on the screen, and no seat covers the pile.
+
+The finished game is a bot game with long names, stored in the server's
+SQLite file before the server starts."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from slapjack.bots.factory import make_bot
+from slapjack.core import Rules
+from slapjack.sim.play import play_game
+from slapjack.store import SqliteStore
+from slapjack.store.factory import DEFAULT_FILE
+
+from .conftest import ARTIFACTS, Pages, Server, open_page, serve_process
+
+NAMES = ["Casual bot Annabelle", "Casual bot Bernhard", "Pro bot Chiara-Maria", "Pro bot Dominik"]
+VIEWPORTS = [
+    pytest.param(1366, 768, False, "en-GB", id="laptop-1366x768"),
+    pytest.param(1280, 720, False, "en-GB", id="laptop-1280x720"),
+    pytest.param(390, 844, True, "en-GB", id="phone-390x844"),
+    pytest.param(360, 740, True, "en-GB", id="phone-360x740"),
+    pytest.param(844, 390, True, "en-GB", id="phone-sideways-844x390"),
+    pytest.param(360, 740, True, "de-DE", id="phone-360x740-de"),
+    pytest.param(740, 360, True, "de-DE", id="phone-sideways-740x360-de"),
+]
+IN_VIEW = ["#table", "#first", "#play", "#next", "#last", "#scrub", "#pos", "#step-events li"]
+"""What must be on the screen without scrolling (the keys' hint may be below)."""
+
+MEASURE = """(inView) => {
+  const vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const one = (sel) => document.querySelector(sel);
+  const cut = (el) => el.scrollWidth > el.clientWidth + 1;
+  const meta = one('#replay-meta');
+  const top = one('#table .pile .card.top');
+  const overlaps = [];
+  if (top) {
+    const p = top.getBoundingClientRect();
+    for (const seat of document.querySelectorAll('#table .seat')) {
+      const s = seat.getBoundingClientRect();
+      if (s.left < p.right - 1 && p.left < s.right - 1 && s.top < p.bottom - 1 && p.top < s.bottom - 1)
+        overlaps.push(seat.textContent.trim());
+    }
+  }
+  return {
+    vw, vh, scrollWidth: document.documentElement.scrollWidth,
+    head: Object.fromEntries(['#replay-title', '#download', '#replay-meta'].map((s) => [s, box(one(s))])),
+    inView: Object.fromEntries(inView.map((s) => [s, one(s) ? box(one(s)) : null])),
+    titleCut: cut(one('#replay-title')), downloadCut: cut(one('#download')),
+    metaCut: cut(meta), metaText: meta.textContent, metaTitle: meta.title,
+    pileShown: !!top, overlaps,
+  };
+}"""
+
+
+async def _store_game(path: Path) -> int:
+    rules = Rules.from_options({"preset": "classic"})
+    deck = list(range(52))
+    random.Random(3).shuffle(deck)
+    bots = [make_bot(level, s) for s, level in enumerate(["casual", "casual", "pro", "pro"])]
+    result = play_game(rules, bots, deck, keep_record=True, names=NAMES)
+    assert result.record is not None
+    store = await SqliteStore.open(path)
+    try:
+        return await store.finish_game(None, result.record.to_dict())
+    finally:
+        await store.close()
+
+
+@pytest.fixture(scope="module")
+def replay_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, int]]:
+    """A server whose history holds one finished game (its id)."""
+    data = tmp_path_factory.mktemp("replay-layout")
+    # in a thread of its own: the browser's sync API may run a loop in this one
+    with ThreadPoolExecutor(1) as pool:
+        game_id = pool.submit(asyncio.run, _store_game(data / DEFAULT_FILE)).result()
+    with serve_process(data) as live:
+        yield live, game_id
+
+
+@pytest.mark.parametrize(("width", "height", "phone", "locale"), VIEWPORTS)
+def test_the_replay_fits_the_screen(
+    browser: Any,
+    replay_server: tuple[Server, int],
+    width: int,
+    height: int,
+    phone: bool,
+    locale: str,
+) -> None:
+    server, game_id = replay_server
+    pages = Pages(browser, server.url)
+    kw: dict[str, Any] = {"viewport": {"width": width, "height": height}, "locale": locale}
+    if phone:
+        kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = pages.page(**kw)
+    try:
+        open_page(page, f"/replay/{game_id}")
+        page.locator("#table .pile").wait_for(state="attached")
+        for _ in range(12):  # a few cards on the pile, one player on turn
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => !!document.querySelector('#table .pile .card.top')")
+        page.wait_for_timeout(400)  # the last card comes to rest
+        m = page.evaluate(MEASURE, IN_VIEW)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"replay-{width}x{height}-{locale}.png"))
+    finally:
+        for ctx in pages.contexts:
+            ctx.close()
+    vw, vh = m["vw"], m["vh"]
+    assert m["scrollWidth"] <= vw, f"the page scrolls sideways: {m['scrollWidth']} > {vw}"
+    for sel, (left, _top, right, _bottom) in m["head"].items():
+        assert left >= 0 and right <= vw + 0.5, f"{sel} runs off the side: {left}..{right} of {vw}"
+    assert not m["titleCut"] and not m["downloadCut"], m
+    assert NAMES[-1] in m["metaText"]
+    assert m["metaTitle"] == m["metaText"], "the game's line is whole in its title"
+    if not phone or width < height:
+        assert not m["metaCut"], "the game's line wraps whole"
+    for sel, rect in m["inView"].items():
+        assert rect is not None, f"{sel} is missing"
+        left, top, right, bottom = rect
+        assert left >= 0 and right <= vw + 0.5, f"{sel} off the side: {rect} in {vw}x{vh}"
+        assert top >= 0 and bottom <= vh + 0.5, f"{sel} below the screen: {rect} in {vw}x{vh}"
+    assert m["pileShown"]
+    assert not m["overlaps"], f"seats over the pile's top card: {m['overlaps']}"
+    assert not pages.unexpected_errors(), pages.unexpected_errors()
