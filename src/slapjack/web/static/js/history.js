@@ -91,17 +91,18 @@ function renderGames() {
       else if (g.winners && g.winners.length) result = t("history.won_by", { names: g.winners.join(", ") });
       else if (g.loser) result = t("history.lost_by", { name: g.loser });
       else result = "—";
+      // data-label: a phone shows each game as a card, every value named (app.css)
       return h(
         "tr",
         { dataset: { id: String(g.id) } },
-        h("td", {}, when(g.finished_at)),
-        h("td", {}, `${t(`game.${g.game}`)} · ${t(`preset.${g.preset}`)}`),
-        h("td", {}, g.players.join(", ")),
-        h("td", {}, result),
-        h("td", {}, num(g.flips)),
+        h("td", { dataset: { label: t("history.when") } }, when(g.finished_at)),
+        h("td", { dataset: { label: t("history.game") } }, `${t(`game.${g.game}`)} · ${t(`preset.${g.preset}`)}`),
+        h("td", { dataset: { label: t("history.players") } }, g.players.join(", ")),
+        h("td", { dataset: { label: t("history.result") } }, result),
+        h("td", { dataset: { label: t("history.flips") } }, num(g.flips)),
         h(
           "td",
-          { class: "row", style: { gap: ".4rem", "flex-wrap": "nowrap" } },
+          { class: "row game-actions", style: { gap: ".4rem", "flex-wrap": "nowrap" } },
           h("a", { class: "btn small primary", href: `/replay/${g.id}` }, t("history.replay")),
           h(
             "a",

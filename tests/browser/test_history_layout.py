@@ -1,7 +1,11 @@
-"""The replay page at a laptop's and a phone's sizes, the phone both ways up:
-nothing runs off the side (the head once pushed the download 500 px off a
-phone's screen), the title and the download stay whole, the table, the
-controls and the step's words fit on the screen, and no seat covers the pile.
+"""The history and replay pages at a laptop's and a phone's sizes.
+
+The replay, the phone both ways up: nothing runs off the side (the head once
+pushed the download 500 px off a phone's screen), the title and the download
+stay whole, the table, the controls and the step's words fit on the screen,
+and no seat covers the pile. The history: on a phone each game is a card
+with its values named and its buttons in view (the table of six columns
+once scrolled sideways and hid them).
 
 The finished game is a bot game with long names, stored in the server's
 SQLite file before the server starts."""
@@ -134,4 +138,65 @@ def test_the_replay_fits_the_screen(
         assert top >= 0 and bottom <= vh + 0.5, f"{sel} below the screen: {rect} in {vw}x{vh}"
     assert m["pileShown"]
     assert not m["overlaps"], f"seats over the pile's top card: {m['overlaps']}"
+    assert not pages.unexpected_errors(), pages.unexpected_errors()
+
+
+HISTORY_MEASURE = """() => {
+  const vw = document.documentElement.clientWidth;
+  const row = document.querySelector('#games tr');
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return {
+    vw, scrollWidth: document.documentElement.scrollWidth,
+    headShown: getComputedStyle(document.querySelector('.games thead')).position !== 'absolute',
+    labels: [...row.querySelectorAll('td[data-label]')].map(
+      (td) => [td.dataset.label, getComputedStyle(td, '::before').content]),
+    buttons: [...row.querySelectorAll('a.btn')].map((a) => [a.textContent, box(a)]),
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "phone", "locale"),
+    [
+        pytest.param(1366, 768, False, "en-GB", id="laptop"),
+        pytest.param(390, 844, True, "en-GB", id="phone-390x844"),
+        pytest.param(360, 740, True, "de-DE", id="phone-360x740-de"),
+    ],
+)
+def test_the_history_fits_the_screen(
+    browser: Any,
+    replay_server: tuple[Server, int],
+    width: int,
+    height: int,
+    phone: bool,
+    locale: str,
+) -> None:
+    server, _game_id = replay_server
+    pages = Pages(browser, server.url)
+    kw: dict[str, Any] = {"viewport": {"width": width, "height": height}, "locale": locale}
+    if phone:
+        kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = pages.page(**kw)
+    try:
+        open_page(page, "/history")
+        page.locator("#games tr").first.wait_for()
+        m = page.evaluate(HISTORY_MEASURE)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"history-{width}x{height}-{locale}.png"))
+    finally:
+        for ctx in pages.contexts:
+            ctx.close()
+    vw = m["vw"]
+    assert m["scrollWidth"] <= vw, f"the page scrolls sideways: {m['scrollWidth']} > {vw}"
+    assert len(m["buttons"]) == 2, m["buttons"]  # the replay and the download
+    for text, (left, _top, right, _bottom) in m["buttons"]:
+        assert left >= 0 and right <= vw + 0.5, f"{text!r} off the side: {left}..{right} of {vw}"
+    assert len(m["labels"]) == 5
+    if phone:
+        assert not m["headShown"]
+        for label, before in m["labels"]:  # every value named in the card
+            assert label and label in before, (label, before)
+    else:
+        assert m["headShown"]  # a table with its column heads
+        assert all(before in ("none", "normal") for _label, before in m["labels"])
     assert not pages.unexpected_errors(), pages.unexpected_errors()
