@@ -20,6 +20,7 @@ import websockets
 
 from slapjack.server import RoomTiming, create_app
 from slapjack.server.connection import Limits
+from slapjack.server.routes.play import served
 
 FAST = {
     "start_delay_ms": 0.0,
@@ -65,13 +66,22 @@ class LiveServer:
         self.thread.join(10)
 
 
-def start_server(database_url: str | None, data_dir: Path, **kw: Any) -> LiveServer:
+def start_server(
+    database_url: str | None, data_dir: Path, *, fastapi_only: bool = False, **kw: Any
+) -> LiveServer:
+    """``fastapi_only``: uvicorn runs the FastAPI app itself, not :func:`served`
+    (game sockets through FastAPI's routes, as under another ASGI server)."""
     kw.setdefault("timing", RoomTiming(**FAST))
     kw.setdefault("limits", Limits.relaxed())  # the limits' own tests (test_limits.py) set them
     app = create_app(data_dir=data_dir, database_url=database_url, test_hooks=True, **kw)
     port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536, lifespan="on"
+    config = uvicorn.Config(  # the app as `slapjack serve` runs it
+        app if fastapi_only else served(app),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws_max_size=65536,
+        lifespan="on",
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -397,7 +397,9 @@ def serve(
         typer.echo("  (they work on this machine only: --lan invites your local network)")
     if forward_from is not None:
         app.state.ctx.forward_from = forward_from
-    config = server_config(app, log_level, compress=compress, ws=ws, trusted=trusted)
+    from slapjack.server.routes.play import served
+
+    config = server_config(served(app), log_level, compress=compress, ws=ws, trusted=trusted)
     server = uvicorn.Server(config)
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
         runner.run(_serve(server, sock, app))

@@ -1,10 +1,17 @@
-"""``/ws/{code}``: the game itself, one WebSocket per seat or spectator (docs/protocol.md)."""
+"""``/ws/{code}``: the game itself, one WebSocket per seat or spectator (docs/protocol.md).
+
+The route is FastAPI's like every other; the server itself runs :func:`served`,
+which hands a game socket to the same endpoint without FastAPI's stack of
+middleware and routers in between: those layers are some twenty suspended
+coroutines and their closures for each open socket, its whole life long
+(docs/benchmarks.md, "Game sockets past FastAPI's stack")."""
 
 from __future__ import annotations
 
-from typing import Final
+import re
+from typing import Any, Final
 
-from fastapi import APIRouter, WebSocket
+from fastapi import APIRouter, FastAPI, WebSocket
 
 from slapjack.cluster import ClusterUnavailable
 from slapjack.protocol import CLOSE_MOVED as MOVED_CODE
@@ -66,6 +73,40 @@ async def ws_endpoint(ws: WebSocket, code: str) -> None:
         ctx.sockets[key] -= 1
         if ctx.sockets[key] <= 0:
             del ctx.sockets[key]
+
+
+Scope = dict[str, Any]
+_GAME_SOCKET: Final = re.compile(r"/ws/([^/]+)")
+"""The path of ``ws_endpoint``'s route (a room code: one path segment)."""
+
+
+def served(app: FastAPI) -> Any:
+    """The ASGI application ``slapjack serve`` runs: a WebSocket to
+    ``/ws/{code}`` goes straight to :func:`ws_endpoint` (as the route would
+    call it: ``scope["app"]`` set, the code from the path), everything else
+    (the lobby, the API, the pages, other sockets, the lifespan) to ``app``."""
+
+    async def asgi(scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            match = _GAME_SOCKET.fullmatch(_route_path(scope))
+            if match is not None:
+                code = match.group(1)
+                scope["app"] = app
+                scope["path_params"] = {"code": code}
+                await ws_endpoint(WebSocket(scope, receive, send), code)
+                return
+        await app(scope, receive, send)
+
+    return asgi
+
+
+def _route_path(scope: Scope) -> str:
+    """The path the routes match: without the ``root_path`` a proxy mounts the app at."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("", "/"):
+        return path[len(root) :]
+    return path
 
 
 async def _where(member: Member, code: str) -> Moved | None:
