@@ -13,6 +13,7 @@ SQLite file before the server starts."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -94,6 +95,28 @@ def replay_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Se
         yield live, game_id
 
 
+@contextlib.contextmanager
+def page_at(
+    browser: Any, server: Server, size: tuple[int, int], phone: bool, locale: str, shot: str
+) -> Iterator[Any]:
+    """A page of ``server`` at ``size`` (a phone's: touch, twice the pixels) in
+    ``locale``; a screenshot ``test-artifacts/<shot>-WxH-<locale>.png`` when the
+    test is done with it, and no script error on it."""
+    pages = Pages(browser, server.url)
+    kw: dict[str, Any] = {"viewport": {"width": size[0], "height": size[1]}, "locale": locale}
+    if phone:
+        kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = pages.page(**kw)
+    try:
+        yield page
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{shot}-{size[0]}x{size[1]}-{locale}.png"))
+    finally:
+        for ctx in pages.contexts:
+            ctx.close()
+    assert not pages.unexpected_errors(), pages.unexpected_errors()
+
+
 @pytest.mark.parametrize(("width", "height", "phone", "locale"), VIEWPORTS)
 def test_the_replay_fits_the_screen(
     browser: Any,
@@ -104,12 +127,7 @@ def test_the_replay_fits_the_screen(
     locale: str,
 ) -> None:
     server, game_id = replay_server
-    pages = Pages(browser, server.url)
-    kw: dict[str, Any] = {"viewport": {"width": width, "height": height}, "locale": locale}
-    if phone:
-        kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
-    page = pages.page(**kw)
-    try:
+    with page_at(browser, server, (width, height), phone, locale, "replay") as page:
         open_page(page, f"/replay/{game_id}")
         page.locator("#table .pile").wait_for(state="attached")
         for _ in range(12):  # a few cards on the pile, one player on turn
@@ -117,11 +135,6 @@ def test_the_replay_fits_the_screen(
         page.wait_for_function("() => !!document.querySelector('#table .pile .card.top')")
         page.wait_for_timeout(400)  # the last card comes to rest
         m = page.evaluate(MEASURE, IN_VIEW)
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"replay-{width}x{height}-{locale}.png"))
-    finally:
-        for ctx in pages.contexts:
-            ctx.close()
     vw, vh = m["vw"], m["vh"]
     assert m["scrollWidth"] <= vw, f"the page scrolls sideways: {m['scrollWidth']} > {vw}"
     for sel, (left, _top, right, _bottom) in m["head"].items():
@@ -138,7 +151,6 @@ def test_the_replay_fits_the_screen(
         assert top >= 0 and bottom <= vh + 0.5, f"{sel} below the screen: {rect} in {vw}x{vh}"
     assert m["pileShown"]
     assert not m["overlaps"], f"seats over the pile's top card: {m['overlaps']}"
-    assert not pages.unexpected_errors(), pages.unexpected_errors()
 
 
 HISTORY_MEASURE = """() => {
@@ -172,20 +184,10 @@ def test_the_history_fits_the_screen(
     locale: str,
 ) -> None:
     server, _game_id = replay_server
-    pages = Pages(browser, server.url)
-    kw: dict[str, Any] = {"viewport": {"width": width, "height": height}, "locale": locale}
-    if phone:
-        kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
-    page = pages.page(**kw)
-    try:
+    with page_at(browser, server, (width, height), phone, locale, "history") as page:
         open_page(page, "/history")
         page.locator("#games tr").first.wait_for()
         m = page.evaluate(HISTORY_MEASURE)
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"history-{width}x{height}-{locale}.png"))
-    finally:
-        for ctx in pages.contexts:
-            ctx.close()
     vw = m["vw"]
     assert m["scrollWidth"] <= vw, f"the page scrolls sideways: {m['scrollWidth']} > {vw}"
     assert len(m["buttons"]) == 2, m["buttons"]  # the replay and the download
@@ -199,4 +201,3 @@ def test_the_history_fits_the_screen(
     else:
         assert m["headShown"]  # a table with its column heads
         assert all(before in ("none", "normal") for _label, before in m["labels"])
-    assert not pages.unexpected_errors(), pages.unexpected_errors()
