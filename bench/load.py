@@ -585,7 +585,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for _, pipe in workers:
             pipe.send("quit")
         wall = t1 - t0
-        return summarise(args, parts, server_metrics, wall, cpu1 - cpu0, rss, hwm, rss_idle, ramp_s)
+        out = summarise(args, parts, server_metrics, wall, cpu1 - cpu0, rss, hwm, rss_idle, ramp_s)
+        if args.after_leave > 0:
+            out["after_leave"] = after_leave(url, workers, server_metrics, args.after_leave)
+        return out
     finally:
         for p, _pipe in workers:
             p.join(10)
@@ -594,6 +597,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if proc is not None:
             stop_server(proc)
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def after_leave(
+    url: str, workers: list[tuple[Any, Connection]], playing: dict[str, Any], wait_s: float
+) -> dict[str, Any]:
+    """Every player gone (the generators end, their sockets close), then
+    ``wait_s`` seconds: the memory blocks the server still holds against those
+    it held while they played. What a leaving player's socket held is freed by
+    reference counting at once unless it was part of a reference cycle; such
+    garbage waits for a full collection (``gc.full`` counts them: a run where
+    one came in between says nothing about it)."""
+    for p, _pipe in workers:
+        p.join(30)
+    time.sleep(wait_s)
+    left = httpx.get(f"{url}/api/metrics", timeout=60).json()
+    before, after = playing["gc"], left["gc"]
+    players = int(playing.get("connections", 0))
+    return {
+        "seconds": wait_s,
+        "connections": left.get("connections"),
+        "blocks_playing": before["blocks"],
+        "blocks_left": after["blocks"],
+        "blocks_freed_per_player": round((before["blocks"] - after["blocks"]) / max(players, 1), 1),
+        "full_collections_between": after["full"] - before["full"],
+    }
 
 
 def summarise(
@@ -705,6 +733,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--deadline", type=float, default=300.0, help="give up after this many seconds of waiting"
     )
+    p.add_argument(
+        "--after-leave",
+        type=float,
+        default=0.0,
+        help="after the run, let every player leave, wait this long and report"
+        " the memory blocks the server still holds (after_leave)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
 
@@ -725,7 +760,14 @@ def main() -> None:
     args = p.parse_args()
     if args.players < SEATS:
         p.error("--players must be at least 4")
-    _bounded(args.deadline + args.seconds + args.settle + args.players / args.ramp_rate + 60)
+    _bounded(
+        args.deadline
+        + args.seconds
+        + args.settle
+        + args.after_leave
+        + args.players / args.ramp_rate
+        + 90
+    )
     result = run(args)
     if args.json:
         print(json.dumps(result))

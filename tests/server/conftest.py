@@ -117,9 +117,13 @@ class Client:
         self.closed: tuple[int | None, str | None] | None = None
         self.on_update: Callable[[Client, dict[str, Any]], Any] | None = None
 
-    async def connect(self, hello: bool = True) -> Client:
+    async def connect(self, hello: bool = True, compression: str | None = "deflate") -> Client:
+        """``compression=None``: no permessage-deflate (as browsers without
+        it, and the load generator: the server then cuts frames out itself)."""
         # the opening handshake may wait on a loaded machine (default 10 s)
-        self.ws = await websockets.connect(self.url, max_size=2**22, open_timeout=LOADED.connect)
+        self.ws = await websockets.connect(
+            self.url, max_size=2**22, open_timeout=LOADED.connect, compression=compression
+        )
         self._reader = asyncio.create_task(self._read())
         if hello:
             with contextlib.suppress(websockets.ConnectionClosed):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from websockets.frames import Opcode, apply_mask
 from websockets.protocol import OPEN
 from websockets.server import ServerProtocol
 
-from slapjack.server.wsframes import FrameSplitter, at_frame_boundary
+from slapjack.server.wsframes import FrameSplitter, at_frame_boundary, install, uninstall
 
 LIMIT = 4096
 
@@ -255,3 +256,41 @@ def test_any_stream_in_any_reads(
     frames: list[bytes], points: list[int], before: int, max_size: int | None
 ) -> None:
     same(cut(b"".join(frames), points), before=before, max_size=max_size)
+
+
+@settings(max_examples=int(os.environ.get("WSFRAMES_EXAMPLES", "400")) // 2, deadline=None)
+@given(
+    frames=st.lists(FRAMES, min_size=1, max_size=8),
+    points=st.lists(st.integers(min_value=0, max_value=10_000), max_size=8),
+    at=st.integers(min_value=0, max_value=8),
+)
+def test_taken_out_anywhere_websockets_goes_on_as_alone(
+    frames: list[bytes], points: list[int], at: int
+) -> None:
+    """``uninstall`` (a socket's reader has ended) between any two reads, a
+    frame's start held in the splitter included: websockets parses the rest as
+    it would have parsed the whole stream alone, and nothing of the socket
+    refers to the splitter any more (no reference cycle with it)."""
+    reads = cut(b"".join(frames), points)
+    alone, _ = run(reads, split=False)
+    ws = ServerProtocol(state=OPEN, max_size=65536)
+    proto = SimpleNamespace(conn=ws)
+    got: list[tuple[Any, ...]] = []
+    splitter = install(proto, lambda p: got.append(("text", bytes(p))), LIMIT)
+    assert splitter is not None and ws.receive_data == splitter.receive_data
+    out: list[bytes] = []
+    for i, data in enumerate(reads):
+        if i == min(at, len(reads) - 1):
+            uninstall(proto)
+            assert "receive_data" not in vars(ws)
+        ws.receive_data(data)
+        for event in ws.events_received():
+            if event.opcode is Opcode.TEXT and event.fin:
+                got.append(("text", bytes(event.data)))
+            else:
+                got.append((event.opcode.name, bytes(event.data), event.fin))
+        out.extend(ws.data_to_send())
+    assert got == alone.got
+    assert b"".join(out) == alone.out
+    assert ws.state.name == alone.state
+    uninstall(proto)  # a second time: nothing to do

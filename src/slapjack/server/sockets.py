@@ -196,6 +196,22 @@ def inline_frames(ws: WebSocket, on_text: Callable[[str], bool], *, split: bool 
     return True
 
 
+def let_go(ws: WebSocket, conn: Conn | None = None) -> None:
+    """Undo :func:`inline_frames` and :func:`direct_writer` once the socket's
+    reader has ended: the functions they put on uvicorn's protocol object and
+    on ``conn`` refer back to that object, reference cycles that would keep the
+    socket's objects (about a hundred) until a full collection of the heap,
+    which :mod:`.heap` runs only when the heap has grown (a walk of all of it).
+    Without them the socket is freed by reference counting when it closes."""
+    if conn is not None:
+        conn.direct = None
+    proto = _sansio(ws)
+    if proto is None:
+        return
+    vars(proto).pop("handle_text", None)  # the class's own again
+    wsframes.uninstall(proto)
+
+
 def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
     """:func:`inline_frames` for pongs alone: a well-formed ``pong``
     (:func:`~slapjack.protocol.fast_pong`) goes to ``answer(id, client_time)``;
@@ -407,6 +423,7 @@ async def serve_socket(
     except WebSocketDisconnect:
         pass
     finally:
+        let_go(ws, conn)
         pings.discard(conn)
         room.submit(partial(room.disconnect, conn))
         conn.close(1000)

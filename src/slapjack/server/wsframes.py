@@ -160,6 +160,17 @@ class FrameSplitter:
         if i < n:
             self._to_websockets(buf[i:] if i else buf)
 
+    def detach(self) -> None:
+        """Give the parsing back to websockets (the part of a frame held here
+        first), so that nothing of the socket's refers to this object: a
+        splitter and its connection refer to each other (a reference cycle
+        that only a full collection of the heap would free)."""
+        if vars(self._wsconn).get("receive_data") == self.receive_data:
+            del self._wsconn.receive_data
+        if self._buf:
+            buf, self._buf = self._buf, b""
+            self._to_websockets(buf)
+
     def _to_websockets(self, data: bytes) -> None:
         self._synced = False
         self.fed += 1
@@ -177,3 +188,11 @@ def install(proto: Any, on_text: Callable[[bytes], None], limit: int) -> FrameSp
     splitter = FrameSplitter(wsconn, on_text, limit)
     wsconn.receive_data = splitter.receive_data
     return splitter
+
+
+def uninstall(proto: Any) -> None:
+    """Take out the :class:`FrameSplitter` that :func:`install` put in front of
+    ``proto``'s parser, if there is one (:meth:`FrameSplitter.detach`)."""
+    splitter = getattr(vars(proto.conn).get("receive_data"), "__self__", None)
+    if isinstance(splitter, FrameSplitter):
+        splitter.detach()
