@@ -135,6 +135,13 @@ def test_the_replay_fits_the_screen(
         page.wait_for_function("() => !!document.querySelector('#table .pile .card.top')")
         page.wait_for_timeout(400)  # the last card comes to rest
         m = page.evaluate(MEASURE, IN_VIEW)
+        for _ in range(200):  # on to the first race's end: who won, and the hands' times
+            if page.locator("#replay-race .reactions li").count():
+                break
+            page.keyboard.press("ArrowRight")
+        race = page.evaluate(RACE_MEASURE)
+        page.keyboard.press("End")  # the last race, three lines of words above its hands
+        last = page.evaluate(RACE_MEASURE)
     vw, vh = m["vw"], m["vh"]
     assert m["scrollWidth"] <= vw, f"the page scrolls sideways: {m['scrollWidth']} > {vw}"
     for sel, (left, _top, right, _bottom) in m["head"].items():
@@ -151,6 +158,28 @@ def test_the_replay_fits_the_screen(
         assert top >= 0 and bottom <= vh + 0.5, f"{sel} below the screen: {rect} in {vw}x{vh}"
     assert m["pileShown"]
     assert not m["overlaps"], f"seats over the pile's top card: {m['overlaps']}"
+    # the race's result is under the step's words, not in the felt's narrow
+    # side column (where it wrapped a word a line and cut the names)
+    assert race["inFelt"] == last["inFelt"] == 0
+    assert race["hands"] and last["hands"][0][0].startswith(NAMES[-1]), last
+    for text, cut, (left, top, right, bottom) in race["hands"] + last["hands"]:
+        assert not cut, f"{text!r} is cut"
+        assert left >= 0 and right <= vw + 0.5 and top >= 0, (text, left, right, top)
+    # in view at a race's step (a phone held sideways: the fastest; the rest
+    # may be below, as the keys' hint is, and each seat's badge shows its time)
+    in_view = race["hands"][:1] if phone and width > height else race["hands"]
+    for text, _cut, (_left, _top, _right, bottom) in in_view:
+        assert bottom <= vh + 0.5, f"{text!r} below the screen: {bottom} > {vh}"
+
+
+RACE_MEASURE = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return {
+    inFelt: document.querySelectorAll('#table .race').length,
+    hands: [...document.querySelectorAll('#replay-race .reactions li')].map(
+      (li) => [li.textContent, li.scrollWidth > li.clientWidth + 1, box(li)]),
+  };
+}"""
 
 
 HISTORY_MEASURE = """() => {

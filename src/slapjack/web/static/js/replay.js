@@ -32,7 +32,9 @@ async function main() {
     `preset.${(record.rules && record.rules.preset) || "classic"}`,
   )} · ${record.players.join(", ")}${data.truncated ? ` · ${t("replay.truncated")}` : ""}`;
   meta.title = meta.textContent; // whole where a phone held sideways cuts the line
-  table = new TableView($("table"), { me: null });
+  // A race's result under the step's words (they say who won; this line each
+  // hand's time, fastest first), not in the felt's narrow side column.
+  table = new TableView($("table"), { me: null, raceEl: $("replay-race") });
   $("scrub").max = String(steps.length - 1);
   $("first").addEventListener("click", () => go(0));
   $("last").addEventListener("click", () => go(steps.length - 1));
