@@ -162,7 +162,7 @@ def test_the_replay_fits_the_screen(
     # side column (where it wrapped a word a line and cut the names)
     assert race["inFelt"] == last["inFelt"] == 0
     assert race["hands"] and last["hands"][0][0].startswith(NAMES[-1]), last
-    for text, cut, (left, top, right, bottom) in race["hands"] + last["hands"]:
+    for text, cut, (left, top, right, _bottom) in race["hands"] + last["hands"]:
         assert not cut, f"{text!r} is cut"
         assert left >= 0 and right <= vw + 0.5 and top >= 0, (text, left, right, top)
     # in view at a race's step (a phone held sideways: the fastest; the rest
