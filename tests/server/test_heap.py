@@ -241,6 +241,92 @@ async def test_a_collection_that_finds_garbage_brings_back_one_every_tick(
         assert heap.young == young + 4
 
 
+class Players:
+    """A stand-in for the lobby's count of connected players."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __call__(self) -> int:
+        return self.n
+
+
+def with_players(blocks: Blocks, players: Players) -> HeapKeeper:
+    """A keeper told ``players``, started at 1,000 blocks and no player, then
+    a full collection at 1,300 blocks and 10 players: 30 blocks a player."""
+    heap = keeper(blocks, growth=0.25, min_blocks=100)
+    heap.players = players
+    heap.start()
+    assert heap.per_player is None and heap.idle_blocks == 1000  # no player to count yet
+    players.n, blocks.n = 10, 1300
+    assert heap.step() is True  # a quarter more, nothing to set against it
+    assert heap.base_players == 10 and heap.per_player == pytest.approx(30.0)
+    assert heap.share == 0.5  # it freed nothing: the next waits for half the heap (650)
+    return heap
+
+
+async def test_growth_that_more_players_explain_calls_no_full_collection(
+    heap_state: None,
+) -> None:
+    blocks, players = Blocks(1000), Players(0)
+    heap = with_players(blocks, players)
+    try:
+        players.n, blocks.n = 30, 1900  # +600 blocks, 20 players more at 30 each
+        assert heap.step() is False
+        blocks.n = 1900 + 649  # half of 1,300 (650) not explained: not yet
+        assert heap.step() is False
+        blocks.n = 1900 + 650
+        assert heap.step() is True
+        assert heap.full == 3 and heap.base_players == 30
+        assert heap.per_player == pytest.approx((2550 - 1000) / 30)  # counted again
+        assert heap.to_dict()["players"] == 30 and heap.to_dict()["base_players"] == 30
+    finally:
+        heap.stop()
+
+
+async def test_a_frozen_cycle_is_never_explained_by_players(heap_state: None) -> None:
+    """Garbage grows the heap with no player to explain it: a full collection
+    comes after the same growth as without players."""
+    blocks, players = Blocks(1000), Players(0)
+    heap = with_players(blocks, players)
+    try:
+        a, b = Node(), Node()
+        heap.step()
+        a.other, b.other = b, a
+        ref = weakref.ref(a)
+        del a, b
+        blocks.n = 1300 + 649
+        assert heap.step() is False and ref() is not None
+        blocks.n = 1300 + 650  # the same 10 players: the growth is not theirs
+        assert heap.step() is True and ref() is None
+    finally:
+        heap.stop()
+
+
+async def test_players_who_left_explain_nothing(heap_state: None) -> None:
+    blocks, players = Blocks(1000), Players(0)
+    heap = with_players(blocks, players)
+    try:
+        players.n, blocks.n = 4, 1300 + 650  # fewer players than at the last one
+        assert heap.step() is True
+    finally:
+        heap.stop()
+
+
+async def test_once_the_heap_has_doubled_a_full_collection_comes_anyway(
+    heap_state: None,
+) -> None:
+    blocks, players = Blocks(1000), Players(0)
+    heap = with_players(blocks, players)
+    try:
+        players.n, blocks.n = 60, 1300 + 1299  # 50 players more would explain 1,500
+        assert heap.step() is False
+        blocks.n = 1300 + 1300  # the heap doubled since the last full collection
+        assert heap.step() is True
+    finally:
+        heap.stop()
+
+
 def test_impossible_settings_are_refused() -> None:
     for kw in (
         {"every_s": 0.0},

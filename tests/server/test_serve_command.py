@@ -6,6 +6,7 @@ import socket
 import time
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -92,13 +93,19 @@ async def test_tune_runtime_hands_the_heap_to_the_keeper() -> None:
     from slapjack.server.heap import HEAP
 
     enabled, interval = gc.isenabled(), sys.getswitchinterval()
+    room = SimpleNamespace(conns={"a", "b"})
+    lobby = SimpleNamespace(rooms={"AAAA": room, "BBBB": SimpleNamespace(conns={"c"})})
     try:
-        tune_runtime()
+        tune_runtime(lobby)
         assert HEAP.running and not gc.isenabled()  # young collections on the keeper's clock
         assert gc.get_freeze_count() > 10_000  # every module loaded so far
         assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
+        assert HEAP.players is not None and HEAP.players() == 3  # the lobby's connections
+        room.conns = set()
+        assert HEAP.players() == 1
     finally:
         HEAP.stop()
+        HEAP.players = None
         if enabled:
             gc.enable()
         sys.setswitchinterval(interval)
@@ -120,6 +127,7 @@ def test_a_started_server_has_tuned_its_runtime(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert metrics["gc_frozen"] > 10_000
         assert metrics["gc"]["policy"] == "young+freeze" and metrics["gc"]["full"] >= 1
+        assert metrics["gc"]["players"] == 0  # the keeper counts the lobby's players
         assert metrics["gc0_ms"]["n"] >= 2
         assert metrics["store_batches"]["n"] == 0
     finally:

@@ -32,13 +32,16 @@ each statement; with the default it could wait 5 ms a statement while the event
 loop is busy, and rooms waiting for their commit (write-ahead) with it."""
 
 
-def tune_runtime() -> None:
+def tune_runtime(lobby: Any = None) -> None:
     """Once the server has started (on its event loop): hand the garbage
     collector to :data:`~slapjack.server.heap.HEAP` (young collections on a
     clock, their survivors frozen: no stall of the loop walks the whole heap,
-    see :mod:`slapjack.server.heap`) and shorten the GIL switch interval."""
+    see :mod:`slapjack.server.heap`), told how many players ``lobby`` has
+    connected, and shorten the GIL switch interval."""
     from slapjack.server.heap import HEAP
 
+    if lobby is not None:
+        HEAP.players = lambda: sum(len(room.conns) for room in list(lobby.rooms.values()))
     HEAP.start()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
@@ -113,8 +116,9 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, app: Any = None) -
     while not server.started and not task.done():
         await asyncio.wait({task}, timeout=0.05)
     if server.started:
-        tune_runtime()
-        member = getattr(getattr(getattr(app, "state", None), "ctx", None), "member", None)
+        ctx = getattr(getattr(app, "state", None), "ctx", None)
+        tune_runtime(getattr(ctx, "lobby", None))
+        member = getattr(ctx, "member", None)
         if member is not None:
             drain_on_sigterm(server, member)
     await task
