@@ -3,7 +3,8 @@
 The replay, the phone both ways up: nothing runs off the side (the head once
 pushed the download 500 px off a phone's screen), the title and the download
 stay whole, the table, the controls and the step's words fit on the screen,
-and no seat covers the pile. The history: on a phone each game is a card
+and no seat covers the pile; a race's hands and their times are under the
+step's words, whole (the felt's side column once cut them). The history: on a phone each game is a card
 with its values named and its buttons in view (the table of six columns
 once scrolled sideways and hid them).
 
