@@ -272,13 +272,13 @@ async def test_growth_that_more_players_explain_calls_no_full_collection(
     heap = with_players(blocks, players)
     try:
         players.n, blocks.n = 30, 1900  # +600 blocks, 20 players more at 30 each
+        assert heap.step() is False  # 480 of them (four fifths) explained: 120 are not
+        blocks.n = 1900 + 529  # 649 not explained, of the 650 (half of 1,300) it waits for
         assert heap.step() is False
-        blocks.n = 1900 + 649  # half of 1,300 (650) not explained: not yet
-        assert heap.step() is False
-        blocks.n = 1900 + 650
+        blocks.n = 1900 + 530
         assert heap.step() is True
         assert heap.full == 3 and heap.base_players == 30
-        assert heap.per_player == pytest.approx((2550 - 1000) / 30)  # counted again
+        assert heap.per_player == pytest.approx((2430 - 1000) / 30)  # counted again
         assert heap.to_dict()["players"] == 30 and heap.to_dict()["base_players"] == 30
     finally:
         heap.stop()
@@ -313,15 +313,17 @@ async def test_players_who_left_explain_nothing(heap_state: None) -> None:
         heap.stop()
 
 
-async def test_once_the_heap_has_doubled_a_full_collection_comes_anyway(
+async def test_players_explain_four_fifths_of_their_count_so_their_growth_calls_one_too(
     heap_state: None,
 ) -> None:
+    """A count per player taken when the players held more than those who
+    come later (a game's record grows) hides at most a fifth of their growth."""
     blocks, players = Blocks(1000), Players(0)
     heap = with_players(blocks, players)
     try:
-        players.n, blocks.n = 60, 1300 + 1299  # 50 players more would explain 1,500
+        players.n, blocks.n = 60, 1300 + 1849  # 50 more at 30: 1,200 of 1,849 set against it
         assert heap.step() is False
-        blocks.n = 1300 + 1300  # the heap doubled since the last full collection
+        blocks.n = 1300 + 1850  # 650 not explained
         assert heap.step() is True
     finally:
         heap.stop()

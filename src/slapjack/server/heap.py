@@ -58,9 +58,10 @@ The policy here (:class:`HeapKeeper`):
   arriving no longer stops for most of a second at each step (a full
   collection at 8,000 players walks 1.3 million objects). Garbage is never
   explained that way (the count per player is taken right after a
-  collection), so what it holds is bounded as before; and once the heap has
-  grown by :data:`FULL_GROWTH_CAP` since the last full collection, explained
-  or not, one runs anyway.
+  collection), so what it holds is bounded as before; and only
+  :data:`EXPLAINED_SHARE` of it is set against the growth, so that a count
+  taken when the players held more (a game's record grows with its flips)
+  than those who come later hides no more than a share of their growth.
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ FULL_GROWTH_MAX: Final = 0.5
 """...or, after full collections that found next to nothing, up to this share..."""
 GARBAGE_SHARE: Final = 0.1
 """...(next to nothing: fewer blocks freed than this share of the growth)..."""
-FULL_GROWTH_CAP: Final = 1.0
-"""...and, whatever the players explain, once they have grown by this share."""
+EXPLAINED_SHARE: Final = 0.8
+"""...by more than this share of what the players who came since explain."""
 FULL_MIN_BLOCKS: Final = 250_000
 """...and by at least this many blocks (a small server does not collect
 everything again for a few thousand new objects)."""
@@ -199,17 +200,15 @@ class HeapKeeper:
         return False
 
     def due(self) -> bool:
-        """Has the heap grown enough since the last full collection, by more
-        than the players who came since explain (up to :data:`FULL_GROWTH_CAP`)?"""
+        """Has the heap grown enough since the last full collection, not
+        counting :data:`EXPLAINED_SHARE` of what the players who came since explain?"""
         grown = self._blocks() - self.base_blocks
         if grown < self.min_blocks or grown < self.share * self.base_blocks:
             return False
         if self.players is None or self.per_player is None:
             return True
-        if grown >= FULL_GROWTH_CAP * self.base_blocks:
-            return True
         more = self.players() - self.base_players
-        unexplained = grown - max(0, more) * self.per_player
+        unexplained = grown - EXPLAINED_SHARE * max(0, more) * self.per_player
         return unexplained >= self.min_blocks and unexplained >= self.share * self.base_blocks
 
     def collect_all(self) -> None:
