@@ -76,6 +76,7 @@ def keeper(blocks: Blocks, **kw: float) -> HeapKeeper:
         blocks=blocks,
         quiet_found=int(kw.get("quiet_found", 100)),
         max_skip=int(kw.get("max_skip", 9)),
+        count_min_players=int(kw.get("count_min_players", 5)),
     )
 
 
@@ -278,7 +279,7 @@ async def test_growth_that_more_players_explain_calls_no_full_collection(
         blocks.n = 1900 + 530
         assert heap.step() is True
         assert heap.full == 3 and heap.base_players == 30
-        assert heap.per_player == pytest.approx((2430 - 1000) / 30)  # counted again
+        assert heap.per_player == pytest.approx(30.0)  # (2430 - 1000) / 30 is more: kept
         assert heap.to_dict()["players"] == 30 and heap.to_dict()["base_players"] == 30
     finally:
         heap.stop()
@@ -299,6 +300,27 @@ async def test_a_frozen_cycle_is_never_explained_by_players(heap_state: None) ->
         assert heap.step() is False and ref() is not None
         blocks.n = 1300 + 650  # the same 10 players: the growth is not theirs
         assert heap.step() is True and ref() is None
+    finally:
+        heap.stop()
+
+
+async def test_few_players_left_in_a_big_heap_do_not_raise_the_count(heap_state: None) -> None:
+    """After most players left (their rooms wait for them), a full collection
+    with a few players, or with fewer than the least to count, in a heap
+    their predecessors grew: the count per player stays the lowest so far."""
+    blocks, players = Blocks(1000), Players(0)
+    heap = with_players(blocks, players)
+    try:
+        players.n, blocks.n = 4, 1300 + 650  # 4 players (under the 5 to count)
+        assert heap.step() is True
+        assert heap.per_player == pytest.approx(30.0) and heap.base_players == 4
+        players.n, blocks.n = 6, 1950 + 975 + 48  # half the heap, and 2 players more (48)
+        assert heap.step() is True
+        assert heap.per_player == pytest.approx(30.0)  # not (2973 - 1000) / 6, 329
+        players.n, blocks.n = 106, 2973 + 2400 + 1486  # 100 more explain 2,400 (not 26,000)
+        assert heap.step() is False  # 1,486 not explained, of the 1,486.5 it waits for
+        blocks.n += 1
+        assert heap.step() is True
     finally:
         heap.stop()
 

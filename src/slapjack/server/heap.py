@@ -87,7 +87,10 @@ FULL_GROWTH_MAX: Final = 0.5
 GARBAGE_SHARE: Final = 0.1
 """...(next to nothing: fewer blocks freed than this share of the growth)..."""
 EXPLAINED_SHARE: Final = 0.8
-"""...by more than this share of what the players who came since explain."""
+"""...by more than this share of what the players who came since explain..."""
+COUNT_MIN_PLAYERS: Final = 100
+"""...(the blocks per player: counted at a full collection with at least this
+many players, and never raised: the lowest count so far)."""
 FULL_MIN_BLOCKS: Final = 250_000
 """...and by at least this many blocks (a small server does not collect
 everything again for a few thousand new objects)."""
@@ -108,6 +111,7 @@ class HeapKeeper:
         blocks: Callable[[], int] = sys.getallocatedblocks,
         quiet_found: int = QUIET_FOUND,
         max_skip: int = MAX_SKIP,
+        count_min_players: int = COUNT_MIN_PLAYERS,
     ) -> None:
         if every_s <= 0 or growth <= 0 or min(min_blocks, quiet_found, max_skip) < 0:
             raise ValueError(
@@ -118,6 +122,7 @@ class HeapKeeper:
         self.min_blocks = min_blocks
         self.quiet_found = quiet_found
         self.max_skip = max_skip
+        self.count_min_players = max(1, count_min_players)
         self._quiet = 0
         self._skip = 0
         self.frozen_only = 0
@@ -139,7 +144,10 @@ class HeapKeeper:
         self.idle_blocks: int | None = None
         """Blocks in use after the first full collection (no player yet)."""
         self.per_player: float | None = None
-        """Blocks per player, counted at the last full collection that had players."""
+        """Blocks per player: the lowest count at a full collection with at
+        least ``count_min_players`` players. Never raised, so that a count
+        taken when few players are left in rooms that many filled (rooms
+        wait for their players) does not explain the next players' garbage."""
         self._handle: asyncio.TimerHandle | None = None
         self._was_enabled = True
 
@@ -231,8 +239,9 @@ class HeapKeeper:
             self.idle_blocks = after
         if self.players is not None:
             self.base_players = players = self.players()
-            if players > 0 and after > self.idle_blocks:
-                self.per_player = (after - self.idle_blocks) / players
+            if players >= self.count_min_players and after > self.idle_blocks:
+                count = (after - self.idle_blocks) / players
+                self.per_player = count if self.per_player is None else min(self.per_player, count)
         self.full += 1
         self.last_full_ms = (time.perf_counter() - started) * 1000.0
 
