@@ -107,9 +107,8 @@ async def test_a_player_who_leaves_and_a_closed_room_leave_no_cycles(
     view = clients[0].view
     assert view is not None
     turn = clients[view["turn"]]
-    await turn.act(
-        "flip", flip_id=view["flip_id"]
-    )  # the game's state moves (a record, the referee)
+    # the game's state moves (its record, the referee's)
+    await turn.act("flip", flip_id=view["flip_id"])
     for c in clients:
         await c.wait(lambda c: c.view is not None and c.view["flip_id"] > view["flip_id"])
     room = lobby.rooms[code]
@@ -121,12 +120,16 @@ async def test_a_player_who_leaves_and_a_closed_room_leave_no_cycles(
     del protos
     for c in clients:
         await c.close()
-    await wait_until(lambda: not room.conns)
+    conns = room.conns  # (the set, not the room: the test holds no reference to it)
+    await wait_until(lambda: not conns)
     await asyncio.sleep(0.3)  # the sockets' tasks end after the room is told
     left = server_garbage()
     assert not left, f"a socket that ended left cycles: {dict(left)}"
     assert [ref() for ref in held] == [None] * 4  # freed by reference counting
-    await wait_until(lambda: code not in lobby.rooms and room.status == "closed")
+    closed = weakref.ref(room)
+    del room
+    await wait_until(lambda: code not in lobby.rooms)
     await asyncio.sleep(0.3)  # the room's task ends after its close is stored
     left = server_garbage()
     assert not left, f"a room that closed left cycles: {dict(left)}"
+    assert closed() is None  # freed by reference counting

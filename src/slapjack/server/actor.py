@@ -74,11 +74,14 @@ class Actor:
         if self._ops:
             self.submit(lambda: None)  # write what was prepared before the start
 
-    async def stop(self) -> None:
+    def _drop_timers(self) -> None:
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
         self._deadlines.clear()
+
+    async def stop(self) -> None:
+        self._drop_timers()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -136,10 +139,25 @@ class Actor:
                     fut.set_result(result)
             self.flush()
             if self.done():
+                self._let_go()
                 return
 
+    def _let_go(self) -> None:
+        """The task ends: its timers and the inputs still queued go (nothing
+        runs them any more, and each refers to the actor, which refers to
+        them: a reference cycle that would keep the whole room, its game and
+        its record, until a full collection of the heap)."""
+        self._drop_timers()
+        while not self._queue.empty():
+            _fn, fut, _queued = self._queue.get_nowait()
+            if fut is not None and not fut.done():
+                fut.cancel()
+
     def submit(self, fn: Callable[[], Any]) -> None:
-        """Queue ``fn`` to run in the task."""
+        """Queue ``fn`` to run in the task (nothing, once the task has ended)."""
+        task = self._task
+        if task is not None and task.done():
+            return
         self._enqueued += 1
         self._queue.put_nowait((fn, None, time.perf_counter()))
 

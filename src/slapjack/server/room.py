@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import weakref
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -65,7 +66,20 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         self.code = code
         self.settings = settings
         self.store = store
-        last_id, finished = (lambda: self.last_game_id), self._finished_as
+        # The writes call back into the room through a weak reference: a
+        # closed room is then freed by reference counting, not left in a cycle
+        # with its writes for a full collection (server/heap.py).
+        room = weakref.ref(self)
+
+        def last_id() -> int | None:
+            alive = room()
+            return None if alive is None else alive.last_game_id
+
+        def finished(game_id: int) -> None:
+            alive = room()
+            if alive is not None:
+                alive._finished_as(game_id)
+
         self.writes = RoomWrites(
             store, code, last_id, finished, owner=owner, epoch=epoch, on_owned=on_owned
         )
