@@ -344,23 +344,28 @@ def test_say_it_needs_the_call_key(server: Server, pages: Pages) -> None:
     page.locator("#call-btn").wait_for(state="visible")
     assert "K" in page.locator("#call-btn").inner_text()
 
-    def slap_next_jack(call: bool) -> None:
-        wait_for(
-            lambda: (table_state(page)["top"] or "").startswith("J") or table_state(page)["myTurn"],
-            timeout=20,
-        )
-        while not (table_state(page)["top"] or "").startswith("J"):
-            if table_state(page)["myTurn"]:
+    def slap_next_jack(call: bool, after: int) -> int:
+        """Flip on Lena's turn until a Jack flipped after flip ``after`` is on
+        top (not the last one still shown while its pile goes to its winner),
+        then slap it; its flip."""
+        deadline = time.monotonic() + 20
+        while True:
+            state = table_state(page)
+            if (state["top"] or "").startswith("J") and (state["flip"] or 0) > after:
+                break
+            assert time.monotonic() < deadline, f"no new Jack: {state}"
+            if state["myTurn"]:
                 page.keyboard.press("Space")
             page.wait_for_timeout(50)
         page.wait_for_timeout(150)
         if call:
             page.keyboard.press("k")
         page.keyboard.press("j")
+        return int(state["flip"])
 
-    slap_next_jack(call=True)
+    first = slap_next_jack(call=True, after=0)
     wait_for(lambda: "Lena wins the pile" in page.locator("#log").inner_text())
-    slap_next_jack(call=False)
+    slap_next_jack(call=False, after=first)
     wait_for(lambda: "Lena forfeits" in page.locator("#log").inner_text())
 
 
