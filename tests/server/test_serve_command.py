@@ -94,7 +94,10 @@ async def test_tune_runtime_hands_the_heap_to_the_keeper() -> None:
 
     enabled, interval = gc.isenabled(), sys.getswitchinterval()
     room = SimpleNamespace(conns={"a", "b"})
+    from slapjack.server.lobby import Lobby
+
     lobby = SimpleNamespace(rooms={"AAAA": room, "BBBB": SimpleNamespace(conns={"c"})})
+    lobby.connections = lambda: Lobby.connections(lobby)  # type: ignore[arg-type]
     try:
         tune_runtime(lobby)
         assert HEAP.running and not gc.isenabled()  # young collections on the keeper's clock

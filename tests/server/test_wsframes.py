@@ -69,6 +69,17 @@ class Trace:
     error: str | None
 
 
+def drain(ws: ServerProtocol, got: list[tuple[Any, ...]], out: list[bytes]) -> None:
+    """What websockets parsed (into ``got``, as the splitter's texts are) and
+    wrote (into ``out``) since the last call."""
+    for event in ws.events_received():
+        if event.opcode is Opcode.TEXT and event.fin:
+            got.append(("text", bytes(event.data)))
+        else:
+            got.append((event.opcode.name, bytes(event.data), event.fin))
+    out.extend(ws.data_to_send())
+
+
 def run(
     reads: list[bytes], *, split: bool, before: int = 0, max_size: int | None = 65536
 ) -> tuple[Trace, FrameSplitter | None]:
@@ -80,19 +91,11 @@ def run(
     out: list[bytes] = []
     splitter: FrameSplitter | None = None
 
-    def drain() -> None:
-        for event in ws.events_received():
-            if event.opcode is Opcode.TEXT and event.fin:
-                got.append(("text", bytes(event.data)))
-            else:
-                got.append((event.opcode.name, bytes(event.data), event.fin))
-        out.extend(ws.data_to_send())
-
     for i, data in enumerate(reads):
         if split and i == before:
             splitter = FrameSplitter(ws, lambda p: got.append(("text", bytes(p))), LIMIT)
         (splitter.receive_data if splitter is not None else ws.receive_data)(data)
-        drain()
+        drain(ws, got, out)
     trace = Trace(
         got=got,
         out=b"".join(out),
@@ -284,12 +287,7 @@ def test_taken_out_anywhere_websockets_goes_on_as_alone(
             uninstall(proto)
             assert "receive_data" not in vars(ws)
         ws.receive_data(data)
-        for event in ws.events_received():
-            if event.opcode is Opcode.TEXT and event.fin:
-                got.append(("text", bytes(event.data)))
-            else:
-                got.append((event.opcode.name, bytes(event.data), event.fin))
-        out.extend(ws.data_to_send())
+        drain(ws, got, out)
     assert got == alone.got
     assert b"".join(out) == alone.out
     assert ws.state.name == alone.state

@@ -41,7 +41,7 @@ def tune_runtime(lobby: Any = None) -> None:
     from slapjack.server.heap import HEAP
 
     if lobby is not None:
-        HEAP.players = lambda: sum(len(room.conns) for room in list(lobby.rooms.values()))
+        HEAP.players = lobby.connections
     HEAP.start()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 

@@ -186,6 +186,10 @@ class Lobby:
             room.submit(room.close)
         METRICS.count("rooms_evicted", len(oldest))
 
+    def connections(self) -> int:
+        """Sockets open in the live rooms (``/api/metrics``; the heap keeper's players)."""
+        return sum(len(room.conns) for room in list(self.rooms.values()))
+
     def _drop(self, room: Room) -> None:
         if self.rooms.get(room.code) is room:
             del self.rooms[room.code]

@@ -85,7 +85,7 @@ async def metrics(
             lobby.store.batch_timings.clear()
     out["pid"] = os.getpid()
     out["rooms"] = len(lobby.rooms)
-    out["connections"] = sum(len(room.conns) for room in lobby.rooms.values())
+    out["connections"] = lobby.connections()
     if reset:
         METRICS.reset()
     return out
