@@ -77,6 +77,7 @@ def keeper(blocks: Blocks, **kw: float) -> HeapKeeper:
         quiet_found=int(kw.get("quiet_found", 100)),
         max_skip=int(kw.get("max_skip", 9)),
         count_min_players=int(kw.get("count_min_players", 5)),
+        players_every_s=kw.get("players_every_s", 0.0),
     )
 
 
@@ -321,6 +322,44 @@ async def test_few_players_left_in_a_big_heap_do_not_raise_the_count(heap_state:
         assert heap.step() is False  # 1,486 not explained, of the 1,486.5 it waits for
         blocks.n += 1
         assert heap.step() is True
+    finally:
+        heap.stop()
+
+
+async def test_players_are_counted_at_most_once_a_second_between_full_collections(
+    heap_state: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby walks all its rooms to count them: ten ticks a second need
+    one count, not ten (a full collection counts afresh)."""
+    clock = [100.0]
+    monkeypatch.setattr("slapjack.server.heap.time.monotonic", lambda: clock[0])
+    blocks, players = Blocks(1000), Players(0)
+    counted = 0
+
+    def counting() -> int:
+        nonlocal counted
+        counted += 1
+        return players()
+
+    heap = keeper(blocks, growth=0.25, min_blocks=100, players_every_s=1.0)
+    heap.players = counting
+    heap.start()
+    try:
+        players.n, blocks.n = 10, 1300
+        assert heap.step() is True and heap.per_player == pytest.approx(30.0)
+        counted = 0
+        players.n, blocks.n = 30, 2000  # 700, 480 of them explained by 20 more players
+        clock[0] += 1.0
+        for _ in range(10):
+            assert heap.step() is False
+            clock[0] += 0.09
+        assert counted == 1  # the first tick counted; the nine after it took that count
+        blocks.n = 2430  # 650 not explained: due
+        assert heap.step() is True and counted == 2  # the full collection counts afresh
+        assert heap.share == 0.5  # (it freed nothing: the next waits for 1,215)
+        players.n, blocks.n = 40, 2430 + 1300  # 10 more players would explain 240 of 1,300
+        clock[0] += 0.5
+        assert heap.step() is True and counted == 3  # 30 players as counted half a second ago
     finally:
         heap.stop()
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from slapjack.server import sockets
 from slapjack.server.settings import RoomTiming
@@ -76,6 +77,30 @@ def splitter_in(proto: Any) -> bool:
     return isinstance(getattr(bound, "__self__", None), FrameSplitter)
 
 
+async def reads_past_websockets(clients: list[Client], protos: list[Any]) -> Counter[int]:
+    """Every client sends a frame (a pong no ping asked for: dropped); how
+    often uvicorn asked websockets for events while each socket's frame came
+    (by ``id`` of the protocol object), once every splitter has cut its out."""
+    asked: Counter[int] = Counter()
+    usual = WebSocketsSansIOProtocol.handle_events
+
+    def counting(self: WebSocketsSansIOProtocol) -> None:
+        asked[id(self)] += 1
+        usual(self)
+
+    splitters = [vars(p.conn)["receive_data"].__self__ for p in protos if splitter_in(p)]
+    cut = [s.cut for s in splitters]
+    WebSocketsSansIOProtocol.handle_events = counting  # type: ignore[method-assign]
+    try:
+        for c in clients:
+            await c.send({"type": "pong", "id": 10**6, "client_time": 1.0})
+        await wait_until(lambda: all(s.cut > n for s, n in zip(splitters, cut, strict=True)))
+        await asyncio.sleep(0.2)  # (the other, parsed by websockets)
+    finally:
+        WebSocketsSansIOProtocol.handle_events = usual  # type: ignore[method-assign]
+    return asked
+
+
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
     server = start_server(None, tmp_path, timing=RoomTiming(**FAST, idle_close_ms=300.0))
@@ -113,8 +138,12 @@ async def test_a_player_who_leaves_and_a_closed_room_leave_no_cycles(
         await c.wait(lambda c: c.view is not None and c.view["flip_id"] > view["flip_id"])
     room = lobby.rooms[code]
     protos = [sockets._sansio(conn.ws) for conn in room.conns]
-    # the one without deflate has its frames cut out before websockets' parser
+    # the one without deflate has its frames cut out before websockets' parser,
+    # and the event loop hands its reads to the splitter before uvicorn's
+    # data_received (which would then ask websockets for its events)
     assert sorted(splitter_in(p) for p in protos) == [False, True]
+    events = await reads_past_websockets(clients, protos)
+    assert [events[id(p)] > 0 for p in protos] == [not splitter_in(p) for p in protos]
     held = [weakref.ref(obj) for obj in [*room.conns, *protos]]
     assert len(held) == 4
     del protos

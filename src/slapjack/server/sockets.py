@@ -51,31 +51,51 @@ def _ws_protocol(ws: WebSocket) -> Any:
     return getattr(getattr(ws, "_receive", None), "__self__", None)
 
 
-def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> bool:
-    """True when the client has stopped reading: a frame queued for it has not
-    gone out for ``limit_s`` seconds, or the WebSocket layer's keepalive ping
-    has gone unanswered for ``limit_s`` (at most half of uvicorn's ping
-    timeout, so this is seen before uvicorn would drop the socket with 1011)."""
-    if conn.waiting_s() > limit_s:
-        return True
+def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> Callable[[], bool]:
+    """A check (the pinger's, once a second) that is true when the client has
+    stopped reading: a frame queued for it has not gone out for ``limit_s``
+    seconds, or the WebSocket layer's keepalive ping has gone unanswered for
+    ``limit_s`` (at most half of uvicorn's ping timeout, so this is seen
+    before uvicorn would drop the socket with 1011)."""
     proto = _ws_protocol(ws)
-    if proto is None:
-        return False
+    if proto is None or getattr(proto, "loop", None) is None:
+        return _Unread(conn, limit_s, None, limit_s)
     timeout = getattr(proto, "ping_timeout", None)
+    ping_limit_s = limit_s
     if isinstance(timeout, int | float) and timeout > 0:
-        limit_s = min(limit_s, timeout / 2)
-    loop = getattr(proto, "loop", None)
-    if loop is None:
-        return False
-    sent: float | None = None
-    if getattr(proto, "pending_ping_payload", None) is not None:  # uvicorn's websockets-sansio
-        sent = getattr(proto, "ping_sent_at", None)
-    else:  # uvicorn's legacy websockets protocol: {payload: (future, sent_at)}
-        pings = getattr(proto, "pings", None)
-        if isinstance(pings, dict) and pings:
-            stamps = [v[1] for v in pings.values() if isinstance(v, tuple) and len(v) == 2]
-            sent = min(stamps) if stamps else None
-    return isinstance(sent, float) and loop.time() - sent > limit_s
+        ping_limit_s = min(limit_s, timeout / 2)
+    return _Unread(conn, limit_s, proto, ping_limit_s)
+
+
+class _Unread:
+    """:func:`not_reading`'s check, with what does not change (uvicorn's
+    protocol object, the limits) looked up once: a few fields a socket."""
+
+    __slots__ = ("conn", "limit_s", "ping_limit_s", "proto", "sansio")
+
+    def __init__(self, conn: Conn, limit_s: float, proto: Any, ping_limit_s: float) -> None:
+        self.conn = conn
+        self.limit_s = limit_s
+        self.proto = proto
+        self.ping_limit_s = ping_limit_s
+        self.sansio = hasattr(proto, "pending_ping_payload")
+
+    def __call__(self) -> bool:
+        if self.conn.waiting_s() > self.limit_s:
+            return True
+        proto = self.proto
+        if proto is None:
+            return False
+        sent: float | None = None
+        if self.sansio:  # uvicorn's websockets-sansio: one ping at a time
+            if proto.pending_ping_payload is not None:
+                sent = proto.ping_sent_at
+        else:  # uvicorn's legacy websockets protocol: {payload: (future, sent_at)}
+            pings = getattr(proto, "pings", None)
+            if isinstance(pings, dict) and pings:
+                stamps = [v[1] for v in pings.values() if isinstance(v, tuple) and len(v) == 2]
+                sent = min(stamps) if stamps else None
+        return isinstance(sent, float) and proto.loop.time() - sent > self.ping_limit_s
 
 
 def _sansio(ws: WebSocket) -> Any:
@@ -407,7 +427,7 @@ async def serve_socket(
     pings.add(
         room,
         conn,
-        partial(not_reading, conn, ws, lim.not_reading_s),
+        not_reading(conn, ws, lim.not_reading_s),
         partial(_abort, ws),
         ride=conn.direct is not None,
     )

@@ -73,12 +73,26 @@ def at_frame_boundary(wsconn: Any) -> bool:
     )
 
 
+def _no_shortcut(data: bytes) -> None:
+    raise RuntimeError("FrameSplitter.data_received without uvicorn's protocol behind it")
+
+
 class FrameSplitter:
     """Stands in for ``wsconn.receive_data`` of one websockets-sansio
     connection: see the module's docstring. ``on_text(payload)`` gets the
     unmasked payload of every frame cut out (bytes; not yet decoded)."""
 
-    __slots__ = ("_buf", "_feed", "_limit", "_on_text", "_synced", "_wsconn", "cut", "fed")
+    __slots__ = (
+        "_buf",
+        "_feed",
+        "_limit",
+        "_on_text",
+        "_synced",
+        "_usual",
+        "_wsconn",
+        "cut",
+        "fed",
+    )
 
     def __init__(self, wsconn: Any, on_text: Callable[[bytes], None], limit: int) -> None:
         self._wsconn = wsconn
@@ -90,25 +104,38 @@ class FrameSplitter:
         self._limit = min(limit, 65535) if most is None else min(limit, most, 65535)
         self._buf = b""
         self._synced = False
+        self._usual: Callable[[bytes], None] = _no_shortcut
         self.cut = 0
         """Frames cut out here."""
         self.fed = 0
         """Reads (or their rest) that went to websockets."""
 
-    def receive_data(self, data: bytes | bytearray) -> None:
-        wsconn = self._wsconn
+    def one_frame(self, data: bytes | bytearray) -> bool:
+        """The common read: one whole frame of 0-125 bytes and nothing else,
+        cut out (``True``); else nothing done."""
         if self._synced and not self._buf and len(data) >= 6 and data[0] == 0x81:
-            # the common read: one whole frame of 0-125 bytes and nothing else
             length = data[1] - 0x80
             if (
                 0 <= length < 126
                 and length + 6 == len(data)
                 and length <= self._limit
-                and wsconn.state is OPEN
+                and self._wsconn.state is OPEN
             ):
                 self.cut += 1
                 self._on_text(apply_mask(data[6:], data[2:6]))
-                return
+                return True
+        return False
+
+    def data_received(self, data: bytes) -> None:
+        """uvicorn's protocol's ``data_received``, the common read cut out
+        first (see :func:`install`)."""
+        if not self.one_frame(data):
+            self._usual(data)
+
+    def receive_data(self, data: bytes | bytearray) -> None:
+        if self.one_frame(data):
+            return
+        wsconn = self._wsconn
         if not self._synced:
             if not at_frame_boundary(wsconn):
                 self.fed += 1
@@ -187,12 +214,37 @@ def install(proto: Any, on_text: Callable[[bytes], None], limit: int) -> FrameSp
         return None
     splitter = FrameSplitter(wsconn, on_text, limit)
     wsconn.receive_data = splitter.receive_data
+    _shortcut(proto, splitter)
     return splitter
+
+
+def _shortcut(proto: Any, splitter: FrameSplitter) -> None:
+    """Let the event loop hand each read to the splitter before uvicorn's
+    ``data_received`` (which feeds the splitter, then asks websockets for
+    events: none when the splitter took the whole read): a pong's read skips
+    two Python calls. uvloop looks ``data_received`` up when the transport's
+    protocol is set, so it is set again (the same object)."""
+    usual = getattr(proto, "data_received", None)
+    if usual is None:
+        return
+    splitter._usual = usual
+    proto.data_received = splitter.data_received
+    _reset_protocol(proto)
+
+
+def _reset_protocol(proto: Any) -> None:
+    transport: Any = getattr(proto, "transport", None)
+    set_protocol = getattr(transport, "set_protocol", None)
+    if set_protocol is not None and transport.get_protocol() is proto:
+        set_protocol(proto)
 
 
 def uninstall(proto: Any) -> None:
     """Take out the :class:`FrameSplitter` that :func:`install` put in front of
-    ``proto``'s parser, if there is one (:meth:`FrameSplitter.detach`)."""
+    ``proto``'s parser, if there is one (:meth:`FrameSplitter.detach`), and
+    the shortcut to it (it refers back to ``proto``)."""
+    if vars(proto).pop("data_received", None) is not None:
+        _reset_protocol(proto)
     splitter = getattr(vars(proto.conn).get("receive_data"), "__self__", None)
     if isinstance(splitter, FrameSplitter):
         splitter.detach()
