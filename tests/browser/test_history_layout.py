@@ -3,7 +3,9 @@
 The replay, the phone both ways up: nothing runs off the side (the head once
 pushed the download 500 px off a phone's screen), the title and the download
 stay whole, the table, the controls and the step's words fit on the screen,
-and no seat covers the pile; a race's hands and their times are under the
+and no seat covers the pile; on an upright phone the four seats go two by
+two, each name whole (a quarter of the width cut both casual bots to
+"Casual b…"); a race's hands and their times are under the
 step's words, whole (the felt's side column once cut them). The history: on a phone each game is a card
 with its values named and its buttons in view (the table of six columns
 once scrolled sideways and hid them).
@@ -67,6 +69,7 @@ MEASURE = """(inView) => {
     titleCut: cut(one('#replay-title')), downloadCut: cut(one('#download')),
     metaCut: cut(meta), metaText: meta.textContent, metaTitle: meta.title,
     pileShown: !!top, overlaps,
+    namesCut: [...document.querySelectorAll('#table .seat .who')].filter(cut).map((el) => el.textContent),
   };
 }"""
 
@@ -141,6 +144,8 @@ def test_the_replay_fits_the_screen(
                 break
             page.keyboard.press("ArrowRight")
         race = page.evaluate(RACE_MEASURE)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"replay-race-{width}x{height}-{locale}.png"))
         page.keyboard.press("End")  # the last race, three lines of words above its hands
         last = page.evaluate(RACE_MEASURE)
     vw, vh = m["vw"], m["vh"]
@@ -159,6 +164,8 @@ def test_the_replay_fits_the_screen(
         assert top >= 0 and bottom <= vh + 0.5, f"{sel} below the screen: {rect} in {vw}x{vh}"
     assert m["pileShown"]
     assert not m["overlaps"], f"seats over the pile's top card: {m['overlaps']}"
+    if phone and width < height:  # four seats a quarter wide read "Casual b…" twice: two by two
+        assert not m["namesCut"], f"seat names cut: {m['namesCut']}"
     # the race's result is under the step's words, not in the felt's narrow
     # side column (where it wrapped a word a line and cut the names)
     assert race["inFelt"] == last["inFelt"] == 0
