@@ -207,8 +207,10 @@ class FrameSplitter:
 def install(proto: Any, on_text: Callable[[bytes], None], limit: int) -> FrameSplitter | None:
     """Put a :class:`FrameSplitter` in front of the parser of uvicorn's
     websockets-sansio protocol object ``proto`` (its ``conn.receive_data``,
-    which ``data_received`` calls for every read), or do nothing and say
-    ``None`` when an extension was negotiated."""
+    which ``data_received`` calls for every read) and let the event loop hand
+    it each read first (:meth:`FrameSplitter.data_received`), or do nothing
+    and say ``None`` when an extension was negotiated. :func:`uninstall`
+    takes both out."""
     wsconn = proto.conn
     if wsconn.extensions:
         return None
