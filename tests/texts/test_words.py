@@ -482,3 +482,19 @@ def test_the_merge_script_folds_an_old_terminal_texts_file(tmp_path: Path) -> No
     assert run.returncode == 0, run.stderr
     merged = json.loads((new / "de.json").read_text(encoding="utf-8"))
     assert merged == {"error.bad_name": "Falscher Name", "tui.hint": "Ein Tipp", "tui.log": "Log"}
+
+
+EVENT_WORDS_MOST = 62
+"""Characters of an event's line besides its names and numbers: the party's
+line under the table shows it on two lines of about 40 characters on a phone
+(360 px), with a bot's name ("Casual bot 4") and a count in it."""
+
+
+@pytest.mark.parametrize("lang", SUPPORTED_LANGS)
+def test_an_event_line_fits_two_lines_of_a_phone(lang: str) -> None:
+    long = {
+        k: len(re.sub(r"\{\w+\}", "", v)) for k, v in words(lang).items() if k.startswith("web.ev.")
+    }
+    assert long, "no event words found"
+    too_long = {k: n for k, n in long.items() if n > EVENT_WORDS_MOST}
+    assert not too_long, f"event lines too long for the party's line on a phone: {too_long}"
