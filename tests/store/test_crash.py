@@ -78,11 +78,18 @@ def run_and_kill(kind: str, where: str, min_acks: int) -> dict[str, int]:
             count += 1
         os.kill(proc.pid, signal.SIGKILL)
         # Acknowledgements already written to the pipe before the kill count too.
-        rest, _ = proc.communicate(timeout=30)
+        # Read through the same text stream: ``communicate`` reads the pipe's
+        # file descriptor and would skip what ``readline`` has buffered (the
+        # rest of a line, read as "7 123" for "K7 123").
+        rest = proc.stdout.read()
+        proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     for line in rest.splitlines():
         parts = line.split()
         if len(parts) == 2:
