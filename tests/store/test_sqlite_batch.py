@@ -4,6 +4,7 @@ OFF) or in one trip to its thread, multi-row statements."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,15 @@ from typing import Any
 import pytest
 
 import slapjack.store.sqlite as sq
-from slapjack.store import SqliteStore, StoreUnavailable
-from slapjack.store._sqlite_raw import ROWS_PER_STATEMENT
+from slapjack.store import (
+    ActionConflict,
+    ActionGap,
+    SqliteStore,
+    StaleOwner,
+    StoreUnavailable,
+    UnknownRoom,
+)
+from slapjack.store._sqlite_raw import ROWS_PER_STATEMENT, Known
 
 from .conftest import header_of, play
 from .test_rooms import SETTINGS, actions_of
@@ -430,3 +438,138 @@ async def test_a_wal_grown_past_its_limit_is_reset_under_a_steady_load(
     # PASSIVE checkpoint happens to find no commit behind it, so the two maxima
     # are not compared (that was flaky), and 20 x 120 appends would make 13 MB.
     assert bounded < 6 * 1024 * 1024, (bounded, unbounded)
+
+
+# ------------------------------------------------ commits that know their rooms
+
+
+def statements_on_loop(store: SqliteStore) -> list[str]:
+    """Every statement the loop's connection runs from now on."""
+    seen: list[str] = []
+    assert store._loop_conn is not None
+    store._loop_conn.set_trace_callback(seen.append)
+    return seen
+
+
+async def test_a_commit_of_rooms_it_knows_reads_no_room_row(sqlite_store: SqliteStore) -> None:
+    store = sqlite_store
+    table, _ = play(6)
+    acts = actions_of(table)[:4]
+    for code in ("KA", "KB"):
+        await store.create_room(code, SETTINGS, header_of(table))
+    seen = statements_on_loop(store)
+    await asyncio.gather(
+        store.append_action("KA", 0, acts[0]), store.append_action("KB", 0, acts[0])
+    )
+    assert sum("FROM rooms" in s for s in seen) == 1, "the first commit reads both rows"
+    seen.clear()
+    await store.append_action("KA", 1, acts[1])  # one room
+    await asyncio.gather(
+        store.append_action("KA", 2, acts[2]), store.append_action("KB", 1, acts[1])
+    )
+    assert store._loop_conn is not None
+    store._loop_conn.set_trace_callback(None)
+    assert not [s for s in seen if "FROM rooms" in s], seen
+    assert sum(s.startswith("INSERT INTO room_actions") for s in seen) == 2
+    assert sum(s.startswith("UPDATE rooms") for s in seen) == 2
+    assert list((await store.load_room("KA")).actions) == acts[:3]
+    assert list((await store.load_room("KB")).actions) == acts[:2]
+    assert store._known.rows["KA"][0] == 3 and store._known.rows["KB"][0] == 2
+    await store.close_room("KB")
+    assert "KB" not in store._known.rows
+
+
+async def test_a_row_another_connection_moved_is_read_again(tmp_path: Path) -> None:
+    """Another writer appended to a room the store knows: the store's guess
+    fails in its own transaction (the insert collides, or the row's index is
+    not the one planned on) and the batch is judged on the row as read."""
+    path = tmp_path / "moved.sqlite3"
+    store = await SqliteStore.open(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        table, _ = play(7)
+        acts = actions_of(table)[:5]
+        for code in ("MA", "MB"):
+            await store.create_room(code, SETTINGS, header_of(table))
+            await store.append_action(code, 0, acts[0])
+        assert store._known.rows["MA"][0] == 1
+        # The other writer stores action 1 of MA and moves MA's next index on.
+        other.execute("BEGIN IMMEDIATE")
+        other.execute(
+            "INSERT INTO room_actions (code, idx, action) VALUES ('MA', 1, ?)",
+            (json.dumps(acts[1]),),
+        )
+        other.execute("UPDATE rooms SET next_index = 2 WHERE code = 'MA'")
+        other.execute("COMMIT")
+        with pytest.raises(ActionConflict):
+            await store.append_action("MA", 1, acts[2])
+        await store.append_action("MA", 1, acts[1])  # the same action: stored already
+        # A batch of two rooms, one of them moved: each append judged on its row.
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("DELETE FROM room_actions WHERE code = 'MB'")
+        other.execute("UPDATE rooms SET next_index = 0 WHERE code = 'MB'")
+        other.execute("COMMIT")
+        results = await asyncio.gather(
+            store.append_action("MA", 2, acts[2]),
+            store.append_action("MB", 1, acts[1]),
+            return_exceptions=True,
+        )
+        assert results[0] is None
+        assert isinstance(results[1], ActionGap)  # MB's row says 0 now, not 1
+        assert list((await store.load_room("MA")).actions) == acts[:3]
+        assert list((await store.load_room("MB")).actions) == []
+        assert store._known.rows["MA"][0] == 3 and store._known.rows["MB"][0] == 0
+    finally:
+        other.close()
+        await store.close()
+
+
+async def test_a_claim_or_a_new_room_of_the_same_code_is_seen_by_a_commit_that_knew_the_room(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "claimed.sqlite3"
+    store = await SqliteStore.open(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        table, _ = play(8)
+        acts = actions_of(table)[:3]
+        await store.create_room("CL", SETTINGS, header_of(table))
+        old = await store.claim_room("CL", "node-a")
+        await store.append_action("CL", 0, acts[0], epoch=old)
+        new = await store.claim_room("CL", "node-b", expected_epoch=old)
+        assert store._known.rows["CL"][1] == old  # the claim went past the group commits
+        with pytest.raises(StaleOwner):
+            await store.append_action("CL", 1, acts[1], epoch=old)
+        await store.append_action("CL", 1, acts[1], epoch=new)
+        assert list((await store.load_room("CL")).actions) == acts[:2]
+        # The room is closed by another connection and made again, empty.
+        other.execute("DELETE FROM room_actions WHERE code = 'CL'")
+        other.execute("DELETE FROM room_seats WHERE code = 'CL'")
+        other.execute("DELETE FROM rooms WHERE code = 'CL'")
+        await store.create_room("CL", SETTINGS, header_of(table))
+        assert store._known.rows["CL"][0] == 2
+        with pytest.raises(ActionGap):
+            await store.append_action("CL", 2, acts[2])
+        await store.append_action("CL", 0, acts[0])
+        assert list((await store.load_room("CL")).actions) == acts[:1]
+        # Closed by another connection and not made again: no such room.
+        other.execute("DELETE FROM room_actions WHERE code = 'CL'")
+        other.execute("DELETE FROM rooms WHERE code = 'CL'")
+        with pytest.raises(UnknownRoom):
+            await store.append_action("CL", 1, acts[1])
+    finally:
+        other.close()
+        await store.close()
+
+
+def test_what_a_store_knows_of_its_rooms_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    known = Known()
+    monkeypatch.setattr(Known, "MOST", 3)
+    known.learn({"A": (1, 0, None), "B": (1, 0, None)})
+    known.learn({"C": (1, 0, None)})
+    assert len(known.rows) == 3
+    known.learn({"D": (4, 2, "n")})
+    assert known.rows == {"D": (4, 2, "n")}
+    known.forget("D")
+    known.forget("D")
+    assert known.rows == {}

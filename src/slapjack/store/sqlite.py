@@ -39,6 +39,7 @@ from ._sql import (
     _Pending,
 )
 from ._sqlite_raw import (
+    Known,
     _busy,
     _open_loop_conn,
     _run_in_thread,
@@ -134,6 +135,8 @@ class SqliteStore(SqlStore):
         self.loop_batches = 0
         self.loop_busy = 0
         self._conn = _SqliteConn(db)
+        #: The rooms' rows as the group commits left them (they skip reading them).
+        self._known = Known()
         self._lock = asyncio.Lock()
         self.path = path
         #: Recent group commits: (appends, ms to reach the thread, ms in it, ms back to the loop).
@@ -355,7 +358,7 @@ class SqliteStore(SqlStore):
         # No await from here to the commit: nothing else takes the store's lock.
         began = time.perf_counter()
         try:
-            outcomes, _ = _write_batch_on(conn, batch)
+            outcomes, _ = _write_batch_on(conn, batch, self._known)
         except sqlite3.OperationalError as exc:
             if not _busy(exc):
                 raise StoreUnavailable(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
@@ -398,6 +401,13 @@ class SqliteStore(SqlStore):
         if self._pending:
             super()._wake_writer()
 
+    async def close_room(self, code: str, *, epoch: int | None = None) -> None:
+        try:
+            await super().close_room(code, epoch=epoch)
+        finally:
+            if isinstance(code, str):
+                self._known.forget(code)
+
     async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
         """One group commit: on the event loop when it can, else in one hop to
         the connection's thread.
@@ -431,7 +441,7 @@ class SqliteStore(SqlStore):
 
         def work() -> tuple[list[StoreError | None], bool, float, float]:
             began = time.perf_counter()
-            outcomes, wrote = _write_batch_on(self._db._conn, batch)
+            outcomes, wrote = _write_batch_on(self._db._conn, batch, self._known)
             loop.call_soon_threadsafe(_answer, batch, outcomes)
             return outcomes, wrote, began, time.perf_counter()
 
