@@ -7,9 +7,10 @@ every action frame must carry the token.
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from slapjack.protocol import MAX_PLAYER_NAME
 from slapjack.store.base import Seat, hash_token, token_matches
@@ -28,6 +29,8 @@ class SeatState:
     conns: int = 0
     seen: bool = False
     rematch: bool = False
+    verified: tuple[str, bytes] | None = field(default=None, repr=False, compare=False)
+    """The hash and the token last found to match it (:meth:`Seats.owns`)."""
 
     @property
     def taken(self) -> bool:
@@ -116,8 +119,22 @@ class Seats(list[SeatState]):
         return seat_of_token(self, token)
 
     def owns(self, seat: int, token: str) -> bool:
-        """Whether ``token`` is ``seat``'s (constant time)."""
-        return token_matches(token, self[seat].token_hash)
+        """Whether ``token`` is ``seat``'s (constant time). Every action
+        carries the token: once a token matched the seat's hash, the next
+        ones are compared with it (constant time too) instead of hashed
+        again, as long as the seat keeps that hash."""
+        state = self[seat]
+        hashed = state.token_hash
+        if hashed is None:
+            return False
+        raw = token.encode("utf-8", "surrogatepass")
+        verified = state.verified
+        if verified is not None and verified[0] == hashed:
+            return hmac.compare_digest(verified[1], raw)
+        if not token_matches(token, hashed):
+            return False
+        state.verified = (hashed, raw)
+        return True
 
     def arrive(self, seat: int) -> str | None:
         """A socket of ``seat`` said hello; the seat's name."""

@@ -345,7 +345,7 @@ class FencedRoom:
 
 def hash_token(token: str) -> str:
     """What to store for a seat's secret token (SHA-256, hex)."""
-    return hashlib.sha256(token.encode()).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def token_matches(token: str, token_hash: str | None) -> bool:
