@@ -36,6 +36,16 @@ class Recording(ArrivalReferee):
     def on_pong(self, seat: int, ping_id: int, client_time_ms: float, now_ms: float) -> None:
         self.log.append(f"pong {seat} {ping_id}")
 
+    def on_transport_rtt(
+        self,
+        seat: int,
+        srtt_ms: float,
+        rttvar_ms: float,
+        min_rtt_ms: float | None,
+        now_ms: float,
+    ) -> None:
+        self.log.append(f"rtt {seat} {srtt_ms:g}")
+
     def bound_reaction(
         self,
         seat: int,
@@ -90,7 +100,7 @@ async def test_a_pong_never_overtakes_a_queued_slap(store: Store) -> None:
         room.on_transport_rtt(conns[1], (20.0, 5.0, 18.0), clock())
         assert ref.log == []  # nothing ran before the slap
         await room.call(lambda: None)
-        assert ref.log == ["slap 1", "ping 1 1", "pong 1 1"]
+        assert ref.log == ["slap 1", "ping 1 1", "pong 1 1", "rtt 1 20"]
         assert room.live is not None and room.live.game.race_open
     finally:
         await room.stop()
@@ -109,7 +119,7 @@ async def test_a_pong_waits_for_the_input_whose_writes_are_under_way(store: Stor
         conn = CONNS[id(room)][1]
         room.submit(lambda: room._ops.append(slow_write))
         await started.wait()  # the input ran; its store write is awaited: nothing is queued
-        assert room._queue.qsize() == 0
+        assert not room._queue
         room.on_pong(conn, 1, 5.0, clock())
         assert ref.log == []
         release.set()
@@ -129,7 +139,7 @@ async def test_an_idle_room_applies_a_pong_at_once_without_an_input(store: Store
         room.on_ping_sent(conn, 1, clock())
         room.on_pong(conn, 1, 5.0, clock())
         assert ref.log == ["ping 0 1", "pong 0 1"]
-        assert room._queue.qsize() == 0 and METRICS.inputs == inputs
+        assert not room._queue and METRICS.inputs == inputs
         spectator = Conn()  # no seat: nothing for the referee
         room.on_pong(spectator, 1, 5.0, clock())
         assert ref.log == ["ping 0 1", "pong 0 1"]
@@ -203,7 +213,7 @@ async def test_a_ping_written_in_the_rooms_send_step_is_told_at_once_without_an_
         inputs = METRICS.inputs
         await room.call(lambda: room.send(conn, '{"type":"update"}'))
         assert told == [1] and ref.log == ["ping 0 7"]
-        assert room._queue.qsize() == 0 and METRICS.inputs == inputs + 1
+        assert not room._queue and METRICS.inputs == inputs + 1
         conn.direct = conn.ride = None
         inputs = METRICS.inputs
         await room.call(lambda: room.on_ping_sent(conn, 9, clock()))  # (for contrast)
@@ -222,5 +232,27 @@ async def test_a_ping_written_elsewhere_waits_behind_what_came_first(store: Stor
         assert ref.log == []
         await room.call(lambda: None)
         assert ref.log == ["slap 1", "ping 1 1"]
+    finally:
+        await room.stop()
+
+
+async def test_a_pong_and_its_kernel_round_trip_are_one_input(store: Store) -> None:
+    """The socket reads ``TCP_INFO`` when a pong comes and hands both over in
+    one call: the referee hears the pong, then the round trip, in one input
+    of a busy room (at once in an idle one), after what was queued before."""
+    clock = FakeClock()
+    room, ref = await playing(store, clock)
+    try:
+        conns = queue_flip_and_slap(room, clock)
+        inputs = METRICS.inputs
+        room.on_pong(conns[1], 1, 5.0, clock(), (20.0, 5.0, 18.0))
+        room.on_pong(conns[0], 2, 5.0, clock(), None)  # no estimate: the pong alone
+        assert ref.log == []
+        await room.call(lambda: None)
+        assert ref.log == ["slap 1", "pong 1 1", "rtt 1 20", "pong 0 2"]
+        assert METRICS.inputs - inputs == 4  # flip, slap, the two pongs' batch, the call
+        ref.log.clear()
+        room.on_pong(conns[0], 3, 5.0, clock(), (30.0, 5.0, None))  # idle: at once
+        assert ref.log == ["pong 0 3", "rtt 0 30"]
     finally:
         await room.stop()

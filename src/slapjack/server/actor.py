@@ -45,9 +45,10 @@ class Actor:
         self._clock = clock or (lambda: time.monotonic() * 1000.0)
         self.write_ahead = True
         """Store an input's writes before its frames go out (else right after)."""
-        self._queue: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any] | None, float]] = (
-            asyncio.Queue()
-        )
+        self._queue: deque[tuple[Callable[[], Any], asyncio.Future[Any] | None, float]] = deque()
+        """The inputs not yet run (the task waits on ``_waiter`` while none is)."""
+        self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._deadlines: dict[str, float] = {}
@@ -70,7 +71,8 @@ class Actor:
     # ------------------------------------------------------------------ the task
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self.run(), name=self.name)
+        loop = self._loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self.run(), name=self.name)
         if self._ops:
             self.submit(lambda: None)  # write what was prepared before the start
 
@@ -105,9 +107,14 @@ class Actor:
 
     async def run(self) -> None:
         metrics = METRICS
+        queue = self._queue
+        loop = self._loop = asyncio.get_running_loop()
         while True:
             self._idle = True
-            fn, fut, queued = await self._queue.get()
+            while not queue:
+                waiter = self._waiter = loop.create_future()
+                await waiter
+            fn, fut, queued = queue.popleft()
             self._idle = False
             metrics.inputs += 1
             metrics.queue_lag_ms.append((time.perf_counter() - queued) * 1000.0)
@@ -148,8 +155,9 @@ class Actor:
         them: a reference cycle that would keep the whole room, its game and
         its record, until a full collection of the heap)."""
         self._drop_timers()
-        while not self._queue.empty():
-            _fn, fut, _queued = self._queue.get_nowait()
+        self._waiter = None
+        while self._queue:
+            _fn, fut, _queued = self._queue.popleft()
             if fut is not None and not fut.done():
                 fut.cancel()
 
@@ -159,7 +167,15 @@ class Actor:
         if task is not None and task.done():
             return
         self._enqueued += 1
-        self._queue.put_nowait((fn, None, time.perf_counter()))
+        self._put((fn, None, time.perf_counter()))
+
+    def _put(self, item: tuple[Callable[[], Any], asyncio.Future[Any] | None, float]) -> None:
+        self._queue.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
 
     def submit_batched(self, fn: Callable[..., Any], *args: Any) -> None:
         """Queue ``fn(*args)`` to run in the task, in the same input as the
@@ -186,7 +202,7 @@ class Actor:
         here that prepared store writes or frames anyway has them written and
         sent by the task, as the next input."""
         task = self._task
-        if not self._idle or self._queue.qsize() or task is None or task.done():
+        if not self._idle or self._queue or task is None or task.done():
             self.submit_batched(fn, *args)
             return
         self._run_one(fn, args)
@@ -212,7 +228,7 @@ class Actor:
         """Run ``fn`` in the task and return its result (or raise its error)."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._enqueued += 1
-        self._queue.put_nowait((fn, fut, time.perf_counter()))
+        self._put((fn, fut, time.perf_counter()))
         return await fut
 
     async def write_ops(self) -> None:
@@ -290,7 +306,8 @@ class Actor:
                 fn()
 
         delay = max(0.0, (at - self._clock()) / 1000.0)
-        self._timers[name] = asyncio.get_running_loop().call_later(delay, self.submit, fire)
+        loop = self._loop or asyncio.get_running_loop()
+        self._timers[name] = loop.call_later(delay, self.submit, fire)
         self._deadlines[name] = at
 
     def cancel(self, name: str) -> None:
