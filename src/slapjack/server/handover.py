@@ -112,10 +112,32 @@ class RefereeInputs(_Base):
     a wake-up of the task (:meth:`Actor.run_or_batch`); otherwise it waits in
     the queue behind what came first (those that come together are one input)."""
 
-    def on_pong(self, conn: Conn, ping_id: int, client_time: float, at: float) -> None:
-        """A clock-sync pong (any task), for the referee in the room's order."""
+    def on_pong(
+        self,
+        conn: Conn,
+        ping_id: int,
+        client_time: float,
+        at: float,
+        rtt: tuple[float, float, float | None] | None = None,
+    ) -> None:
+        """A clock-sync pong (any task), for the referee in the room's order,
+        with the kernel's RTT estimate read when it came (``rtt``, as
+        :meth:`on_transport_rtt`, right after it: one input for both)."""
         if conn.seat is not None:
-            self.run_or_batch(self.referee.on_pong, conn.seat, ping_id, client_time, at)
+            self.run_or_batch(self._answered, conn.seat, ping_id, client_time, at, rtt)
+
+    def _answered(
+        self,
+        seat: int,
+        ping_id: int,
+        client_time: float,
+        at: float,
+        rtt: tuple[float, float, float | None] | None,
+    ) -> None:
+        referee = self.referee
+        referee.on_pong(seat, ping_id, client_time, at)
+        if rtt is not None:
+            referee.on_transport_rtt(seat, *rtt, at)
 
     def on_transport_rtt(
         self, conn: Conn, rtt: tuple[float, float, float | None], at: float

@@ -355,10 +355,7 @@ async def serve_socket(
             elif not conn.control.allow():
                 _flood(room, conn, "hello/pong", lim.control_per_second, ping_id)
                 return False
-            room.on_pong(conn, ping_id, client_time, at)
-            rtt = tcp_rtt(ws) if transport_rtt else None
-            if rtt is not None:
-                room.on_transport_rtt(conn, rtt, at)
+            room.on_pong(conn, ping_id, client_time, at, tcp_rtt(ws) if transport_rtt else None)
             return True
         msg: Any = None
         refused: tuple[ErrorCode, str] | None = None
@@ -398,10 +395,7 @@ async def serve_socket(
             log.info("room %s: %r: bad frame (%s)", room.code, conn, refused[0])
             return True
         if isinstance(msg, Pong):
-            room.on_pong(conn, msg.id, msg.client_time, at)
-            rtt = tcp_rtt(ws) if transport_rtt else None
-            if rtt is not None:
-                room.on_transport_rtt(conn, rtt, at)
+            room.on_pong(conn, msg.id, msg.client_time, at, tcp_rtt(ws) if transport_rtt else None)
             return True
         room.submit(partial(room.handle, conn, msg, at))
         return True
