@@ -422,16 +422,22 @@ async def test_sockets_per_address(tmp_path: Path) -> None:
             await c.close()
 
 
-async def test_a_socket_that_stops_reading_is_closed_with_1013(tmp_path: Path) -> None:
+@pytest.mark.parametrize("compression", ["deflate", None])
+async def test_a_socket_that_stops_reading_is_closed_with_1013(
+    tmp_path: Path, compression: str | None
+) -> None:
     """A real client stops reading (its library stops taking data once one
     message waits unread, so it answers no WebSocket ping): the server closes
     it with 1013 before uvicorn's keepalive (which would say 1011); when the
-    client reads again it finds the close frame with 1013."""
+    client reads again it finds the close frame with 1013. (Without
+    permessage-deflate the pings are the server's own keepalive's.)"""
     before = METRICS.counts.get("close:1013", 0)
     with server(tmp_path, Limits(), ws_ping_interval=1.0, ws_ping_timeout=4.0) as live:
         async with http_from(live, "127.0.0.2") as http:
             code, (ta, _tb) = await two_seats(live, http)
-        ws = await websockets.connect(f"{live.ws_url}/ws/{code}", max_queue=1, ping_interval=None)
+        ws = await websockets.connect(
+            f"{live.ws_url}/ws/{code}", max_queue=1, ping_interval=None, compression=compression
+        )
         await ws.send(json.dumps({"v": 1, "type": "hello", "token": ta}))
         await asyncio.sleep(6.0)  # not reading: the server pings at 1 s, gives up at 1 + 2 s
         frames = []
@@ -442,6 +448,37 @@ async def test_a_socket_that_stops_reading_is_closed_with_1013(tmp_path: Path) -
         assert ws.close_reason == "not reading"
         assert frames and frames[0]["type"] == "welcome"
     assert METRICS.counts.get("close:1013", 0) == before + 1
+
+
+async def test_the_websocket_keepalive_of_a_game_socket_is_the_servers_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game socket's WebSocket pings come from the server's pinger, at
+    uvicorn's interval, not from uvicorn's two timers per socket; the client
+    library's automatic pongs answer them and the socket stays open. (A
+    socket with permessage-deflate, where websockets parses every frame,
+    keeps uvicorn's.)"""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    uvicorns: list[object] = []
+    monkeypatch.setattr(
+        WebSocketsSansIOProtocol, "send_keepalive_ping", lambda proto: uvicorns.append(proto)
+    )
+    pings, pongs = METRICS.counts.get("ws_pings", 0), METRICS.counts.get("ws_pongs", 0)
+    with server(tmp_path, Limits(), ws_ping_interval=1.0, ws_ping_timeout=4.0) as live:
+        async with http_from(live, "127.0.0.2") as http:
+            code, (ta, tb) = await two_seats(live, http)
+        a = await Client(live.ws_url, code, ta).connect(compression=None)
+        b = await Client(live.ws_url, code, tb).connect()  # with permessage-deflate
+        for c in (a, b):
+            await c.wait(lambda c: any(f["type"] == "welcome" for f in c.frames))
+        await asyncio.sleep(4.5)  # a's pings at about 1, 2, 3 and 4 s, each answered
+        assert a.ws.close_code is None
+        assert METRICS.counts.get("ws_pings", 0) - pings >= 3
+        assert METRICS.counts.get("ws_pongs", 0) - pongs >= 3
+        assert len(uvicorns) == 1  # b's, from uvicorn's timer (the stand-in does not re-arm it)
+        await a.close()
+        await b.close()
 
 
 # ------------------------------------------------------------ invalid UTF-8

@@ -20,7 +20,13 @@ from websockets.frames import Opcode, apply_mask
 from websockets.protocol import OPEN
 from websockets.server import ServerProtocol
 
-from slapjack.server.wsframes import FrameSplitter, at_frame_boundary, install, uninstall
+from slapjack.server.wsframes import (
+    FrameSplitter,
+    at_frame_boundary,
+    install,
+    take_keepalive,
+    uninstall,
+)
 
 LIMIT = 4096
 
@@ -292,3 +298,88 @@ def test_taken_out_anywhere_websockets_goes_on_as_alone(
     assert b"".join(out) == alone.out
     assert ws.state.name == alone.state
     uninstall(proto)  # a second time: nothing to do
+
+
+# ------------------------------------------------------------- the keepalive
+
+
+class FakeTransport:
+    def __init__(self) -> None:
+        self.out: list[bytes] = []
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.out.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+def uvicorn_like(ping_interval: float | None = 20.0) -> Any:
+    """What :func:`take_keepalive` uses of uvicorn's protocol object."""
+    stopped: list[bool] = []
+    return SimpleNamespace(
+        conn=ServerProtocol(state=OPEN, max_size=65536),
+        transport=FakeTransport(),
+        close_sent=False,
+        ping_interval=ping_interval,
+        stop_keepalive=lambda: stopped.append(True),
+        stopped=stopped,
+    )
+
+
+def test_a_pong_alone_in_a_read_is_cut_out_once_a_keepalive_wants_it() -> None:
+    ws = ServerProtocol(state=OPEN, max_size=65536)
+    texts: list[bytes] = []
+    splitter = FrameSplitter(ws, lambda p: texts.append(bytes(p)), LIMIT)
+    splitter.receive_data(text(PONG))  # (in step with websockets' parser from here on)
+    pong = raw(10, b"\x00\x00\x00\x01")
+    assert not splitter.one_frame(pong)  # nobody wants pongs: websockets' to parse
+    pongs: list[bytes] = []
+    splitter.on_pong = pongs.append
+    assert splitter.one_frame(pong)
+    assert pongs == [b"\x00\x00\x00\x01"] and list(ws.events_received()) == []
+    assert not splitter.one_frame(raw(10, b"x", masked=False))  # websockets refuses it
+    assert not splitter.one_frame(pong + text(PONG))  # more than the pong: the usual way
+    assert not splitter.one_frame(raw(10, b"x", fin=False))
+    assert pongs == [b"\x00\x00\x00\x01"] and texts == [PONG]
+
+
+def test_the_keepalive_pings_when_due_and_only_once_unanswered() -> None:
+    proto = uvicorn_like(20.0)
+    splitter = install(proto, lambda p: None, LIMIT)
+    assert splitter is not None
+    splitter.receive_data(text(PONG))
+    keepalive = take_keepalive(proto, now=100.0)
+    assert keepalive is not None and proto.stopped == [True]  # uvicorn's own stopped
+    out = proto.transport.out
+    assert not keepalive.tick(119.9) and out == []
+    assert keepalive.tick(120.0)
+    assert out == [b"\x89\x04\x00\x00\x00\x01"]  # FIN + ping, unmasked, 4 bytes
+    assert not keepalive.tick(125.0) and keepalive.unanswered_s(125.0) == 5.0
+    splitter.receive_data(raw(10, b"\x00\x00\x00\x09"))  # not its payload: unsolicited
+    assert keepalive.unanswered_s(126.0) == 6.0
+    splitter.receive_data(raw(10, b"\x00\x00\x00\x01"))  # cut out by the splitter
+    assert keepalive.unanswered_s(126.0) == 0.0 and keepalive.pongs == 1
+    assert not keepalive.tick(139.9)  # the next one a period after the last went
+    assert keepalive.tick(140.0) and out[-1] == b"\x89\x04\x00\x00\x00\x02"
+    # A pong in a read with other frames is websockets' to parse: uvicorn's
+    # handle_pong (the keepalive's now) gets it.
+    splitter.receive_data(text(PONG) + raw(10, b"\x00\x00\x00\x02"))
+    for event in proto.conn.events_received():
+        if event.opcode is Opcode.PONG:
+            proto.handle_pong(event)
+    assert keepalive.unanswered_s(141.0) == 0.0 and keepalive.pongs == 2
+    proto.close_sent = True  # closing: no more pings
+    assert not keepalive.tick(500.0)
+    uninstall(proto)  # the splitter, the shortcut and the pong handler go
+    assert "handle_pong" not in vars(proto) and splitter.on_pong is None
+
+
+def test_no_keepalive_is_taken_without_a_splitter_or_an_interval() -> None:
+    bare = uvicorn_like(20.0)
+    assert take_keepalive(bare, now=0.0) is None and bare.stopped == []
+    for interval in (None, 0.0):
+        proto = uvicorn_like(interval)
+        install(proto, lambda p: None, LIMIT)
+        assert take_keepalive(proto, now=0.0) is None and proto.stopped == []

@@ -74,7 +74,16 @@ after this long is dropped (TCP abort)."""
 
 
 class _Socket:
-    __slots__ = ("abort", "conn", "early", "not_reading", "ping_id", "ridden", "room")
+    __slots__ = (
+        "abort",
+        "conn",
+        "early",
+        "keepalive",
+        "not_reading",
+        "ping_id",
+        "ridden",
+        "room",
+    )
 
     def __init__(
         self,
@@ -82,11 +91,13 @@ class _Socket:
         conn: Conn,
         not_reading: Callable[[], bool],
         abort: Callable[[], None],
+        keepalive: Callable[[float], object] | None = None,
     ) -> None:
         self.room = room
         self.conn = conn
         self.not_reading = not_reading
         self.abort = abort
+        self.keepalive = keepalive
         self.ping_id = 0
         self.early = math.inf
         """From this time (``time.monotonic()``) on the next ping may ride."""
@@ -118,12 +129,16 @@ class Pinger:
         abort: Callable[[], None] = lambda: None,
         *,
         ride: bool = False,
+        keepalive: Callable[[float], object] | None = None,
     ) -> None:
         """Ping ``conn`` (``not_reading()``: has the client stopped reading?
         ``abort()``: drop its connection) from :data:`PING_FIRST_S` on.
         ``ride``: its once-a-second pings may ride on its other frames
-        (``conn.direct`` takes a second frame: :func:`.sockets.direct_writer`)."""
-        entry = _Socket(room, conn, not_reading, abort)
+        (``conn.direct`` takes a second frame: :func:`.sockets.direct_writer`).
+        ``keepalive(now)``: called at each of the socket's ticks after the
+        not-reading check (the WebSocket layer's ping, when one is due:
+        :meth:`.wsframes.Keepalive.tick`)."""
+        entry = _Socket(room, conn, not_reading, abort, keepalive)
         self._sockets[conn] = entry
         self._schedule(entry, PING_FIRST_S)
         if ride and self.ride_s > 0:
@@ -182,6 +197,8 @@ class Pinger:
                 self.discard(conn)
                 asyncio.get_running_loop().call_later(ABORT_AFTER_S, _abort_if_stuck, entry)
                 continue
+            if entry.keepalive is not None:
+                entry.keepalive(time.monotonic())
             if not conn.welcomed:
                 self._schedule(entry, PING_FIRST_S, tick)
                 continue

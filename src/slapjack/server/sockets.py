@@ -13,6 +13,7 @@ import ipaddress
 import logging
 import socket
 import struct
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
@@ -51,12 +52,15 @@ def _ws_protocol(ws: WebSocket) -> Any:
     return getattr(getattr(ws, "_receive", None), "__self__", None)
 
 
-def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> Callable[[], bool]:
+def not_reading(
+    conn: Conn, ws: WebSocket, limit_s: float, keepalive: wsframes.Keepalive | None = None
+) -> Callable[[], bool]:
     """A check (the pinger's, once a second) that is true when the client has
     stopped reading: a frame queued for it has not gone out for ``limit_s``
-    seconds, or the WebSocket layer's keepalive ping has gone unanswered for
-    ``limit_s`` (at most half of uvicorn's ping timeout, so this is seen
-    before uvicorn would drop the socket with 1011)."""
+    seconds, or the WebSocket layer's keepalive ping (``keepalive``'s when
+    the socket has one, :func:`.wsframes.take_keepalive`, else uvicorn's) has
+    gone unanswered for ``limit_s`` (at most half of uvicorn's ping timeout,
+    so this is seen before uvicorn would drop the socket with 1011)."""
     proto = _ws_protocol(ws)
     if proto is None or getattr(proto, "loop", None) is None:
         return _Unread(conn, limit_s, None, limit_s)
@@ -64,25 +68,35 @@ def not_reading(conn: Conn, ws: WebSocket, limit_s: float) -> Callable[[], bool]
     ping_limit_s = limit_s
     if isinstance(timeout, int | float) and timeout > 0:
         ping_limit_s = min(limit_s, timeout / 2)
-    return _Unread(conn, limit_s, proto, ping_limit_s)
+    return _Unread(conn, limit_s, proto, ping_limit_s, keepalive)
 
 
 class _Unread:
     """:func:`not_reading`'s check, with what does not change (uvicorn's
     protocol object, the limits) looked up once: a few fields a socket."""
 
-    __slots__ = ("conn", "limit_s", "ping_limit_s", "proto", "sansio")
+    __slots__ = ("conn", "keepalive", "limit_s", "ping_limit_s", "proto", "sansio")
 
-    def __init__(self, conn: Conn, limit_s: float, proto: Any, ping_limit_s: float) -> None:
+    def __init__(
+        self,
+        conn: Conn,
+        limit_s: float,
+        proto: Any,
+        ping_limit_s: float,
+        keepalive: wsframes.Keepalive | None = None,
+    ) -> None:
         self.conn = conn
         self.limit_s = limit_s
         self.proto = proto
         self.ping_limit_s = ping_limit_s
+        self.keepalive = keepalive
         self.sansio = hasattr(proto, "pending_ping_payload")
 
     def __call__(self) -> bool:
         if self.conn.waiting_s() > self.limit_s:
             return True
+        if self.keepalive is not None:
+            return self.keepalive.unanswered_s(time.monotonic()) > self.ping_limit_s
         proto = self.proto
         if proto is None:
             return False
@@ -417,13 +431,16 @@ async def serve_socket(
         return True
 
     inline_frames(ws, inline)
+    proto = _sansio(ws)
+    keepalive = None if proto is None else wsframes.take_keepalive(proto, time.monotonic())
     pings = pinger if pinger is not None else Pinger()
     pings.add(
         room,
         conn,
-        not_reading(conn, ws, lim.not_reading_s),
+        not_reading(conn, ws, lim.not_reading_s, keepalive),
         partial(_abort, ws),
         ride=conn.direct is not None,
+        keepalive=None if keepalive is None else keepalive.tick,
     )
     try:
         while not conn.closed:

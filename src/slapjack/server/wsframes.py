@@ -43,6 +43,8 @@ from typing import Any
 from websockets.protocol import OPEN, Protocol
 from websockets.streams import StreamReader
 
+from .metrics import METRICS
+
 try:  # websockets' C version, as its own parser uses where built
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover - websockets without its C extension
@@ -92,6 +94,7 @@ class FrameSplitter:
         "_wsconn",
         "cut",
         "fed",
+        "on_pong",
     )
 
     def __init__(self, wsconn: Any, on_text: Callable[[bytes], None], limit: int) -> None:
@@ -109,11 +112,17 @@ class FrameSplitter:
         """Frames cut out here."""
         self.fed = 0
         """Reads (or their rest) that went to websockets."""
+        self.on_pong: Callable[[bytes], None] | None = None
+        """Set (:class:`Keepalive`): a read that is one whole ``pong`` frame is
+        cut out too and its payload handed here."""
 
     def one_frame(self, data: bytes | bytearray) -> bool:
         """The common read: one whole frame of 0-125 bytes and nothing else,
         cut out (``True``); else nothing done."""
-        if self._synced and not self._buf and len(data) >= 6 and data[0] == 0x81:
+        if not self._synced or self._buf or len(data) < 6:
+            return False
+        first = data[0]
+        if first == 0x81:
             length = data[1] - 0x80
             if (
                 0 <= length < 126
@@ -123,6 +132,12 @@ class FrameSplitter:
             ):
                 self.cut += 1
                 self._on_text(apply_mask(data[6:], data[2:6]))
+                return True
+        elif first == 0x8A and self.on_pong is not None:  # FIN, pong (a control frame: < 126)
+            length = data[1] - 0x80
+            if 0 <= length < 126 and length + 6 == len(data) and self._wsconn.state is OPEN:
+                self.cut += 1
+                self.on_pong(apply_mask(data[6:], data[2:6]))
                 return True
         return False
 
@@ -192,6 +207,7 @@ class FrameSplitter:
         first), so that nothing of the socket's refers to this object: a
         splitter and its connection refer to each other (a reference cycle
         that only a full collection of the heap would free)."""
+        self.on_pong = None
         if vars(self._wsconn).get("receive_data") == self.receive_data:
             del self._wsconn.receive_data
         if self._buf:
@@ -245,8 +261,81 @@ def uninstall(proto: Any) -> None:
     """Take out the :class:`FrameSplitter` that :func:`install` put in front of
     ``proto``'s parser, if there is one (:meth:`FrameSplitter.detach`), and
     the shortcut to it (it refers back to ``proto``)."""
+    vars(proto).pop("handle_pong", None)  # (the class's own again: see take_keepalive)
     if vars(proto).pop("data_received", None) is not None:
         _reset_protocol(proto)
     splitter = getattr(vars(proto.conn).get("receive_data"), "__self__", None)
     if isinstance(splitter, FrameSplitter):
         splitter.detach()
+
+
+class Keepalive:
+    """The WebSocket keepalive of one socket, taken over from uvicorn's
+    (:func:`take_keepalive`): a ``ping`` frame every ``every_s`` (uvicorn's
+    ``ws_ping_interval``, 20 s under ``slapjack serve``) once the last one was
+    answered, sent at a tick of the server's pinger (which already visits
+    every socket once a second) instead of from two timers of its own per
+    socket, and its ``pong`` cut out by the :class:`FrameSplitter` instead of
+    parsed by websockets. What the pinger's not-reading check asks
+    (:meth:`unanswered_s`) is the same: how long a ping has gone unanswered."""
+
+    __slots__ = ("_n", "_next", "_proto", "every_s", "payload", "pongs", "sent_at")
+
+    def __init__(self, proto: Any, every_s: float, now: float) -> None:
+        self._proto = proto
+        self.every_s = every_s
+        self._n = 0
+        self._next = now + every_s
+        self.payload: bytes | None = None
+        """The unanswered ping's payload (``None``: none is)."""
+        self.sent_at = 0.0
+        self.pongs = 0
+
+    def tick(self, now: float) -> bool:
+        """A ping if one is due (``now``: ``time.monotonic()``); whether one went."""
+        if self.payload is not None or now < self._next:
+            return False
+        proto = self._proto
+        transport = proto.transport
+        if proto.close_sent or transport.is_closing() or proto.conn.state is not OPEN:
+            return False
+        self._n = (self._n + 1) & 0xFFFFFFFF
+        payload = self._n.to_bytes(4, "big")
+        self.payload, self.sent_at = payload, now
+        transport.write(b"\x89\x04" + payload)  # FIN, ping; a server's frames are not masked
+        METRICS.count("ws_pings")
+        return True
+
+    def pong(self, payload: bytes | bytearray) -> None:
+        """A ``pong`` came: it answers the ping if it carries its payload
+        (RFC 6455 5.5.3; others are unsolicited, and ignored)."""
+        if self.payload is not None and payload == self.payload:
+            self.payload = None
+            self.pongs += 1
+            self._next = self.sent_at + self.every_s
+            METRICS.count("ws_pongs")
+
+    def handle_pong(self, event: Any) -> None:
+        """uvicorn's ``handle_pong``, for a pong websockets parsed (one that
+        came in a read with other frames)."""
+        self.pong(bytes(event.data))
+
+    def unanswered_s(self, now: float) -> float:
+        return now - self.sent_at if self.payload is not None else 0.0
+
+
+def take_keepalive(proto: Any, now: float) -> Keepalive | None:
+    """Stop uvicorn's keepalive on its websockets-sansio protocol object
+    ``proto`` and give it a :class:`Keepalive` instead, if a
+    :class:`FrameSplitter` is in front of its parser (:func:`install`) and
+    uvicorn has a ping interval; else ``None`` (uvicorn's own goes on).
+    :func:`uninstall` takes it out with the splitter."""
+    splitter = getattr(vars(proto.conn).get("receive_data"), "__self__", None)
+    every = getattr(proto, "ping_interval", None)
+    if not isinstance(splitter, FrameSplitter) or not isinstance(every, int | float) or every <= 0:
+        return None
+    proto.stop_keepalive()
+    keepalive = Keepalive(proto, float(every), now)
+    splitter.on_pong = keepalive.pong
+    proto.handle_pong = keepalive.handle_pong
+    return keepalive
