@@ -3,12 +3,17 @@
 The replay, the phone both ways up: nothing runs off the side (the head once
 pushed the download 500 px off a phone's screen), the title and the download
 stay whole, the table, the controls and the step's words fit on the screen,
-and no seat covers the pile; on an upright phone the four seats go two by
-two, each name whole (a quarter of the width cut both casual bots to
-"Casual b…"); a race's hands and their times are under the
-step's words, whole (the felt's side column once cut them). The history: on a phone each game is a card
-with its values named and its buttons in view (the table of six columns
-once scrolled sideways and hid them).
+and no seat covers the pile, another seat or the pile's count; every seat's
+name is whole at every size (a quarter of the width cut both casual bots to
+"Casual b…" on an upright phone, where the four seats now go two by two, and
+a sixth of it on a laptop and a phone held sideways, where the pile's count
+went over the pile and its side column's width to the seats); the pile is
+in the felt's middle (that column beside it once kept it 50 px to the left)
+and no smaller than it was before (PILE_BEFORE); a race's hands and their
+times are under the step's words, whole (the felt's side column once cut
+them). The history: on a phone each game is a card with its values named
+and its buttons in view (the table of six columns once scrolled sideways
+and hid them).
 
 The finished game is a bot game with long names, stored in the server's
 SQLite file before the server starts."""
@@ -43,6 +48,16 @@ VIEWPORTS = [
     pytest.param(360, 740, True, "de-DE", id="phone-360x740-de"),
     pytest.param(740, 360, True, "de-DE", id="phone-sideways-740x360-de"),
 ]
+PILE_BEFORE = {
+    (1366, 768): 287,
+    (1280, 720): 243,
+    (390, 844): 104,
+    (360, 740): 83,
+    (844, 390): 162,
+    (740, 360): 118,
+}
+"""The pile's width (px) at each size before the seats took its side column's
+width (measured in Chromium): the seats' room never comes out of the pile's."""
 IN_VIEW = ["#table", "#first", "#play", "#next", "#last", "#scrub", "#pos", "#step-events li"]
 """What must be on the screen without scrolling (the keys' hint may be below)."""
 
@@ -52,16 +67,17 @@ MEASURE = """(inView) => {
   const one = (sel) => document.querySelector(sel);
   const cut = (el) => el.scrollWidth > el.clientWidth + 1;
   const meta = one('#replay-meta');
+  const over = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  // the seats, the pile's top card and the pile's count: none over another
+  const seats = [...document.querySelectorAll('#table .seat')];
+  const things = seats.map((el) => [el.querySelector('.who').textContent, el.getBoundingClientRect()]);
   const top = one('#table .pile .card.top');
+  if (top) things.push(['the top card', top.getBoundingClientRect()]);
+  const count = one('#table .pile-info');
+  if (count.textContent) things.push(["the pile's count", count.getBoundingClientRect()]);
   const overlaps = [];
-  if (top) {
-    const p = top.getBoundingClientRect();
-    for (const seat of document.querySelectorAll('#table .seat')) {
-      const s = seat.getBoundingClientRect();
-      if (s.left < p.right - 1 && p.left < s.right - 1 && s.top < p.bottom - 1 && p.top < s.bottom - 1)
-        overlaps.push(seat.textContent.trim());
-    }
-  }
+  things.forEach(([a, ra], i) => things.slice(i + 1).forEach(([b, rb]) => over(ra, rb) && overlaps.push([a, b])));
+  const felt = one('#table').getBoundingClientRect(), pile = one('#table .pile').getBoundingClientRect();
   return {
     vw, vh, scrollWidth: document.documentElement.scrollWidth,
     head: Object.fromEntries(['#replay-title', '#download', '#replay-meta'].map((s) => [s, box(one(s))])),
@@ -69,6 +85,7 @@ MEASURE = """(inView) => {
     titleCut: cut(one('#replay-title')), downloadCut: cut(one('#download')),
     metaCut: cut(meta), metaText: meta.textContent, metaTitle: meta.title,
     pileShown: !!top, overlaps,
+    pileWidth: pile.width, pileOffCentre: (pile.left + pile.right) / 2 - (felt.left + felt.right) / 2,
     namesCut: [...document.querySelectorAll('#table .seat .who')].filter(cut).map((el) => el.textContent),
   };
 }"""
@@ -139,11 +156,14 @@ def test_the_replay_fits_the_screen(
         page.wait_for_function("() => !!document.querySelector('#table .pile .card.top')")
         page.wait_for_timeout(400)  # the last card comes to rest
         m = page.evaluate(MEASURE, IN_VIEW)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"replay-mid-{width}x{height}-{locale}.png"))
         for _ in range(200):  # on to the first race's end: who won, and the hands' times
             if page.locator("#replay-race .reactions li").count():
                 break
             page.keyboard.press("ArrowRight")
         race = page.evaluate(RACE_MEASURE)
+        at_race = page.evaluate(MEASURE, IN_VIEW)  # each seat with its time
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"replay-race-{width}x{height}-{locale}.png"))
         page.keyboard.press("End")  # the last race, three lines of words above its hands
@@ -163,9 +183,12 @@ def test_the_replay_fits_the_screen(
         assert left >= 0 and right <= vw + 0.5, f"{sel} off the side: {rect} in {vw}x{vh}"
         assert top >= 0 and bottom <= vh + 0.5, f"{sel} below the screen: {rect} in {vw}x{vh}"
     assert m["pileShown"]
-    assert not m["overlaps"], f"seats over the pile's top card: {m['overlaps']}"
-    if phone and width < height:  # four seats a quarter wide read "Casual b…" twice: two by two
-        assert not m["namesCut"], f"seat names cut: {m['namesCut']}"
+    for at in (m, at_race):
+        assert not at["overlaps"], f"one over another: {at['overlaps']}"
+        assert not at["namesCut"], f"seat names cut: {at['namesCut']}"
+    before = PILE_BEFORE[width, height]
+    assert m["pileWidth"] >= before, f"the pile is {m['pileWidth']:.0f} px wide, was {before}"
+    assert abs(m["pileOffCentre"]) <= 3, f"the pile is {m['pileOffCentre']:.0f} px off the middle"
     # the race's result is under the step's words, not in the felt's narrow
     # side column (where it wrapped a word a line and cut the names)
     assert race["inFelt"] == last["inFelt"] == 0
