@@ -20,7 +20,7 @@ import slapjack.server.pings as pings_module
 import slapjack.server.sockets as app_module
 from slapjack.cli import app as cli
 from slapjack.server import create_app
-from slapjack.server.room import Room
+from slapjack.server.fair import FairReferee
 
 KERNEL_SAYS = (31.0, 2.0, 29.0)
 
@@ -33,13 +33,20 @@ async def pongs_and_transport_calls(
     monkeypatch.setattr(pings_module, "PING_FIRST_S", 0.01)
     monkeypatch.setattr(app_module, "tcp_rtt", lambda ws: KERNEL_SAYS)
     seen: list[tuple[float, float, float | None]] = []
-    original = Room.on_transport_rtt
+    original = FairReferee.on_transport_rtt
 
-    def record(self: Room, conn: Any, rtt: tuple[float, float, float | None], at: float) -> None:
-        seen.append(rtt)
-        original(self, conn, rtt, at)
+    def record(
+        self: FairReferee,
+        seat: int,
+        srtt_ms: float,
+        rttvar_ms: float,
+        min_rtt_ms: float | None = None,
+        now_ms: float = 0.0,
+    ) -> None:
+        seen.append((srtt_ms, rttvar_ms, min_rtt_ms))
+        original(self, seat, srtt_ms, rttvar_ms, min_rtt_ms, now_ms)
 
-    monkeypatch.setattr(Room, "on_transport_rtt", record)
+    monkeypatch.setattr(FairReferee, "on_transport_rtt", record)
     app = create_app(data_dir=tmp_path, test_hooks=True, **kw)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
