@@ -12,8 +12,8 @@ a pong 1 ms later (loopback), finished games are rematched.
 What is left out is the socket: a frame "written" is counted and dropped (as
 if ``sockets.direct_writer`` took it at once), client frames reach the room
 as the socket edge hands them over, already validated (``room.submit`` of
-``room.handle``, ``room.on_pong``, ``room.on_transport_rtt`` with a fixed
-``TCP_INFO`` estimate). The clients live in the same process and their
+``room.handle``, ``room.on_pong`` with a fixed ``TCP_INFO`` estimate, one
+input for both as the server hands them over). The clients live in the same process and their
 decisions cost a little CPU too (one ``orjson.loads`` per update per room).
 
 Reported: the process's CPU time per player-second and per flip over the
@@ -88,8 +88,7 @@ class Client:
             conn.ponged = ping_id
         room = self.driver.room
         at = room.now()
-        room.on_pong(conn, ping_id, round(client_time, 3), at)
-        room.on_transport_rtt(conn, TCP_INFO, at)
+        room.on_pong(conn, ping_id, round(client_time, 3), at, TCP_INFO)
 
 
 class Driver:
