@@ -379,3 +379,109 @@ def test_party_mode_fits_the_screen(
     screenshot_at_rest(page, f"layout-party-{name}")
     assert report["problems"] == [], report["problems"]
     assert {"zone0", "zone1", "zone2"} <= set(report["base"]), report["base"]
+
+
+EVENT_LINES = """async () => {
+  const { describeEvent } = await import("/static/js/table.js");
+  const hint = document.getElementById("party-hint");
+  const names = [...document.querySelectorAll("#table .seat .who")].map((e) => e.textContent);
+  const order = names.map((n, s) => [n.length, s]).sort((a, b) => b[0] - a[0]).map(([, s]) => s);
+  const [a, b, c] = order;  // the longest names first
+  const view = { players: names };
+  const shares = [[a, 18], [b, 17], [c, 17]];
+  const events = [
+    { type: "flipped", seat: a, card: "QD" },
+    { type: "flipped", seat: a, card: "QD", call: "Q", match: true },
+    { type: "flipped", seat: a, card: "QD", call: "10", match: false },
+    { type: "slapped", seat: a },
+    { type: "slapped", seat: a, call: "Q" },
+    ...["pay_pile", "none"].map((penalty) => ({ type: "wrong_slap", seat: a, penalty })),
+    { type: "wrong_slap", seat: a, penalty: "pay_player", to: b },
+    { type: "wrong_slap", seat: a, penalty: "pay_player", to: a },
+    { type: "race_won", winner: a, cards: 52, reactions: [[a, 1234]] },
+    { type: "race_tied", seats: [a, b], reaction_ms: 1234 },
+    { type: "pile_split", shares },
+    { type: "forfeit", seat: a, shares },
+    { type: "no_slap", card: "QD" },
+    { type: "picked_up", seat: a, cards: 52, reason: "wrong" },
+    { type: "picked_up", seat: a, cards: 52, reason: "last" },
+    { type: "pile_returned", seat: a, cards: 52 },
+    ...["lost_jack", "no_cards", "turn"].map((reason) => ({ type: "eliminated", seat: a, reason })),
+    { type: "finished", seat: a },
+    { type: "time_is_up" },
+    { type: "game_over", winners: [a, b], loser: null },
+    { type: "game_over", winners: [a], loser: null },
+    { type: "game_over", winners: [], loser: a },
+  ];
+  const cut = [];
+  for (const ev of events) {
+    const text = describeEvent(ev, view);
+    hint.textContent = text;
+    if (hint.scrollWidth > hint.clientWidth + 1 || hint.scrollHeight > hint.clientHeight + 1) {
+      cut.push(text);
+    }
+  }
+  return { names, cut, lines: events.length };
+}"""
+
+
+# Phones upright and held sideways: one CSS block gives the party's line its
+# three lines on all of them (360x740 the narrowest line, 740x360 the lowest).
+PHONES = [(360, 740), (390, 844), (740, 360), (844, 390)]
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "de-DE"])
+@pytest.mark.parametrize(("width", "height"), PHONES, ids=[f"{w}x{h}" for w, h in PHONES])
+def test_every_event_line_fits_the_party_line_on_a_phone(
+    server: Server, pages: Pages, locale: str, width: int, height: int
+) -> None:
+    """The line under the party's table says what just happened on three lines
+    of a phone (beside "End party"): every kind of event, in each language,
+    with the table's longest names and the largest counts (the party's own
+    code words it, ``describeEvent``; its box is measured as the layout checks
+    do). A bot slapping its own card once took three lines and was cut, and at
+    360 px two lines cut 4 English and 18 German lines. The table keeps the
+    screen: the line, its button and the corners on it, none over another."""
+    ctx = pages.context(
+        viewport={"width": width, "height": height},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        locale=locale,
+    )
+    page = pages.page(ctx)
+    open_page(page, "/party")
+    page.locator("#count").select_option("3")
+    page.locator("#bots").select_option("1")
+    page.locator("#tempo").fill("0.5")
+    page.locator("#start").click()
+    page.locator("#table .seat").nth(3).wait_for()
+    result = page.evaluate(EVENT_LINES)
+    assert len(result["names"]) == 4 and result["lines"] >= 25, result
+    assert result["cut"] == [], "\n".join(result["cut"])
+    boxes = page.evaluate(BAR_BOXES)
+    for name, (left, top, right, bottom) in boxes.items():
+        assert left >= -0.5 and top >= -0.5, (name, boxes)
+        assert right <= width + 0.5 and bottom <= height + 0.5, (name, boxes)
+    for a, b in [("hint", "exit"), ("table", "hint"), ("table", "exit"), ("race", "hint")]:
+        assert not overlaps(boxes[a], boxes[b]), (a, b, boxes)
+    for zone in [k for k in boxes if k.startswith("zone")]:
+        for item in ("hint", "exit", "table"):
+            assert not overlaps(boxes[zone], boxes[item]), (zone, item, boxes)
+
+
+BAR_BOXES = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const out = {
+    hint: box(document.getElementById("party-hint")),
+    exit: box(document.getElementById("party-exit")),
+    table: box(document.getElementById("table")),
+    race: box(document.getElementById("party-race")),
+  };
+  document.querySelectorAll("#zones .zone").forEach((z, i) => { out[`zone${i}`] = box(z); });
+  return out;
+}"""
+
+
+def overlaps(a: list[float], b: list[float]) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1

@@ -347,13 +347,6 @@ def test_the_pages_have_no_text_outside_the_words() -> None:
 JS_ALLOWED = {
     # cards.js: the card faces' SVG font attributes (markup, not words)
     "font-family='Georgia, &quot;Times New Roman&quot;, serif' font-weight='700'",
-    # party.js DEFAULT_NAMES: the default player names put into the name fields
-    # (data a player overwrites, like the terminal game's Anna, Ben, ...); the web
-    # helper owns party.js; t("party.player_n") would say the same in German.
-    "Player 1",
-    "Player 2",
-    "Player 3",
-    "Player 4",
     "Slapjack",  # the game's name in the header's brand mark, the same in every language
     "Escape",  # KeyboardEvent.key values the pages compare with, not words
     "Tab",
@@ -486,8 +479,10 @@ def test_the_merge_script_folds_an_old_terminal_texts_file(tmp_path: Path) -> No
 
 EVENT_WORDS_MOST = 62
 """Characters of an event's line besides its names and numbers: the party's
-line under the table shows it on two lines of about 40 characters on a phone
-(360 px), with a bot's name ("Casual bot 4") and a count in it."""
+line under the table shows it on three lines of about 36 characters on a
+phone (360 px, "End party" beside it), with up to three names ("Bot 4
+(gemütlich)", 17 characters) and a count in it; tests/browser/test_layout.py
+renders every one there."""
 
 
 @pytest.mark.parametrize("lang", SUPPORTED_LANGS)

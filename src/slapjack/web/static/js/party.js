@@ -11,7 +11,9 @@ import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } f
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_KEYS = ["a", "l", "v", "p"];
-const DEFAULT_NAMES = ["Player 1", "Player 2", "Player 3", "Player 4"];
+// Player i's name until one is typed: the same words as the field's label
+// ("Player 1", in German "Person 1"), in the page's language.
+const defaultName = (i) => t("party.player_n", { n: i + 1 });
 const STORE = "slapjack.party";
 // Player i's touch corner (the zone .z{i}, the setup's "party.corner.{i}"), as
 // a place on the felt [ux, uy]: their seat sits in the same corner of the
@@ -110,13 +112,15 @@ async function main() {
   document.addEventListener("keydown", onKey);
   document.addEventListener("langchange", () => {
     if (state.view) render();
+    // The setup's labels follow the language, and so do the names nobody typed.
+    if (!$("setup").hidden) renderPlayers(readPlayers());
   });
   await resume();
 }
 
 function loadSaved() {
   const fallback = {
-    players: DEFAULT_NAMES.slice(0, 2).map((name, i) => ({ name, key: DEFAULT_KEYS[i] })),
+    players: DEFAULT_KEYS.slice(0, 2).map((key, i) => ({ name: defaultName(i), key })),
     preset: "classic",
     bots: 1,
     level: "casual",
@@ -130,17 +134,23 @@ function loadSaved() {
 }
 
 function readPlayers() {
-  return [...$("players").querySelectorAll(".party-player")].map((el, i) => ({
-    name: el.querySelector("input.name").value.trim() || DEFAULT_NAMES[i],
-    key: (el.querySelector("input.key").value || DEFAULT_KEYS[i]).toLowerCase(),
-  }));
+  return [...$("players").querySelectorAll(".party-player")].map((el, i) => {
+    const input = el.querySelector("input.name");
+    const name = input.value.trim();
+    return {
+      // A name nobody typed (still the default it was given) is the default in
+      // the page's language now.
+      name: name && name !== input.dataset.default ? name : defaultName(i),
+      key: (el.querySelector("input.key").value || DEFAULT_KEYS[i]).toLowerCase(),
+    };
+  });
 }
 
 function renderPlayers(current) {
   const n = Number($("count").value);
   const list = [];
   for (let i = 0; i < n; i++) {
-    const p = current[i] || { name: DEFAULT_NAMES[i], key: DEFAULT_KEYS[i] };
+    const p = current[i] || { name: defaultName(i), key: DEFAULT_KEYS[i] };
     list.push(
       h(
         "div",
@@ -149,7 +159,13 @@ function renderPlayers(current) {
           "label",
           { class: "field" },
           h("span", {}, t("party.player_n", { n: i + 1 })),
-          h("input", { class: "name", maxlength: "24", value: p.name, required: true }),
+          h("input", {
+            class: "name",
+            maxlength: "24",
+            value: p.name,
+            required: true,
+            dataset: { default: defaultName(i) },
+          }),
         ),
         h(
           "label",
