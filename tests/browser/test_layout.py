@@ -239,6 +239,16 @@ def context_for(pages: Pages, width: int, height: int, phone: bool) -> Any:
     return ctx
 
 
+def start_party_of_three_and_a_bot(page: Any) -> None:
+    """Party mode: three players at this screen and a casual bot, quick tempo."""
+    open_page(page, "/party")
+    page.locator("#count").select_option("3")
+    page.locator("#bots").select_option("1")
+    page.locator("#tempo").fill("0.5")
+    page.locator("#start").click()
+    page.locator("#table .seat").nth(3).wait_for()
+
+
 def tap_or_click(page: Any, selector: str, phone: bool) -> None:
     box = page.locator(selector).bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -366,12 +376,7 @@ def test_party_mode_fits_the_screen(
     """Party mode, three players at one screen and a bot: the corners stay put,
     the pile uncovered."""
     page = pages.page(context_for(pages, width, height, phone))
-    open_page(page, "/party")
-    page.locator("#count").select_option("3")
-    page.locator("#bots").select_option("1")
-    page.locator("#tempo").fill("0.5")
-    page.locator("#start").click()
-    page.locator("#table .seat").nth(3).wait_for()
+    start_party_of_three_and_a_bot(page)
     flips = 30 if name in FULL else 12
     wait_for(lambda: (table_state(page)["flip"] or 0) >= flips, timeout=40)
     page.wait_for_timeout(300)
@@ -450,12 +455,7 @@ def test_every_event_line_fits_the_party_line_on_a_phone(
         locale=locale,
     )
     page = pages.page(ctx)
-    open_page(page, "/party")
-    page.locator("#count").select_option("3")
-    page.locator("#bots").select_option("1")
-    page.locator("#tempo").fill("0.5")
-    page.locator("#start").click()
-    page.locator("#table .seat").nth(3).wait_for()
+    start_party_of_three_and_a_bot(page)
     result = page.evaluate(EVENT_LINES)
     assert len(result["names"]) == 4 and result["lines"] >= 25, result
     assert result["cut"] == [], "\n".join(result["cut"])

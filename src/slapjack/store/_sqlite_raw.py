@@ -184,13 +184,7 @@ def _write_batch_on(
             p = batch[i]
             plan.check_stored(i, conn.execute(SELECT_ACTION_SQL, (p.code, p.index)).fetchone())
         inserts = plan.insert_rows()
-        for k in range(0, len(inserts), ROWS_PER_STATEMENT):
-            chunk = inserts[k : k + ROWS_PER_STATEMENT]
-            conn.execute(
-                "INSERT INTO room_actions (code, idx, action) VALUES "
-                + ", ".join(["(?, ?, ?)"] * len(chunk)),
-                [value for row in chunk for value in row],
-            )
+        _insert_actions(conn, inserts)
         updates = plan.update_rows()
         if len(updates) == 1:
             conn.execute(UPDATE_ONE_SQL, updates[0])
@@ -224,6 +218,17 @@ def _write_batch_on(
     return plan.outcomes, bool(inserts)
 
 
+def _insert_actions(conn: sqlite3.Connection, rows: list[tuple[str, int, str]]) -> None:
+    """The accepted actions, in multi-row ``INSERT``s of :data:`ROWS_PER_STATEMENT`."""
+    for k in range(0, len(rows), ROWS_PER_STATEMENT):
+        chunk = rows[k : k + ROWS_PER_STATEMENT]
+        conn.execute(
+            "INSERT INTO room_actions (code, idx, action) VALUES "
+            + ", ".join(["(?, ?, ?)"] * len(chunk)),
+            [value for row in chunk for value in row],
+        )
+
+
 def _fast_plan(
     batch: list[_Pending], codes: list[str], known: Known
 ) -> tuple[BatchPlan, dict[str, RoomRow]] | None:
@@ -247,14 +252,7 @@ def _fast_plan(
 def _write_plan(conn: sqlite3.Connection, plan: BatchPlan, guess: dict[str, RoomRow]) -> None:
     """The fast path's statements: the inserts, then each room's guarded
     update (:class:`_Stale` if a row was not as guessed)."""
-    inserts = plan.insert_rows()
-    for k in range(0, len(inserts), ROWS_PER_STATEMENT):
-        chunk = inserts[k : k + ROWS_PER_STATEMENT]
-        conn.execute(
-            "INSERT INTO room_actions (code, idx, action) VALUES "
-            + ", ".join(["(?, ?, ?)"] * len(chunk)),
-            [value for row in chunk for value in row],
-        )
+    _insert_actions(conn, plan.insert_rows())
     codes = list(guess)
     if len(codes) == 1:
         code = codes[0]
