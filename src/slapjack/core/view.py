@@ -72,12 +72,25 @@ class View:
         return top is not None and self.top_call is not None and top >> 2 == self.top_call
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, with card and rank names."""
+        """JSON-ready form, with card and rank names: :meth:`head_dict`, the
+        ``seat``, then :meth:`tail_dict`."""
+        out = self.head_dict()
+        out["seat"] = self.seat
+        out.update(self.tail_dict())
+        return out
+
+    def head_dict(self) -> dict[str, Any]:
+        """The keys of :meth:`to_dict` before ``seat``: the game, its rules and
+        its players, the same in every view of one game."""
         return {
             "game": self.rules.game.value,
             "rules": self.rules.to_options(),
             "players": list(self.players),
-            "seat": self.seat,
+        }
+
+    def tail_dict(self) -> dict[str, Any]:
+        """The keys of :meth:`to_dict` after ``seat``: the table as it stands."""
+        return {
             "stacks": list(self.stack_sizes),
             "out": list(self.out),
             "out_order": list(self.out_order),

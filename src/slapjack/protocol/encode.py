@@ -119,20 +119,24 @@ def view_json(view: View, flip_id: int) -> str:
     return dumps(data)
 
 
-def view_parts(view: View, flip_id: int) -> tuple[str, str]:
+def view_head(view: View) -> str:
+    """The text of an encoded view up to its ``seat``'s value: the game, its
+    rules and its players (:meth:`View.head_dict`), the same for every view of
+    one game, so a room encodes it once per game (``view_parts``' ``head``)."""
+    return dumps(view.head_dict())[:-1] + ',"seat":'
+
+
+def view_parts(view: View, flip_id: int, head: str | None = None) -> tuple[str, str]:
     """``view`` encoded once for every seat of its table: the text before and
     after the value of its ``seat`` (:func:`seat_view` puts one in). Every
     seat sees the same public facts (:func:`slapjack.core.observe`), so a
     room encodes one view per change, not one per seat; a test holds
     ``seat_view(view_parts(observe(game, None), f), s)`` to
-    ``view_json(observe(game, s), f)`` for every seat through whole games."""
-    data = view.to_dict()
-    data["flip_id"] = flip_id
-    keys = list(data)
-    at = keys.index("seat")
-    head = dumps({k: data[k] for k in keys[:at]})[:-1]  # without its closing brace
-    tail = dumps({k: data[k] for k in keys[at + 1 :]})[1:]  # without its opening brace
-    return (head + ',"seat":' if at else '{"seat":'), ("," + tail if tail != "}" else tail)
+    ``view_json(observe(game, s), f)`` for every seat through whole games.
+    ``head``: this game's :func:`view_head`, if the caller kept it."""
+    tail = view.tail_dict()
+    tail["flip_id"] = flip_id
+    return view_head(view) if head is None else head, "," + dumps(tail)[1:]
 
 
 def seat_view(parts: tuple[str, str], seat: int | None) -> str:

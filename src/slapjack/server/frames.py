@@ -21,6 +21,7 @@ from slapjack.protocol import (
     seat_view,
     update_body,
     update_frame,
+    view_head,
     view_parts,
 )
 
@@ -32,11 +33,19 @@ if TYPE_CHECKING:
 
 def updates(room: Room, events: list[Event]) -> list[tuple[Conn, str]]:
     """One ``update`` frame per socket of ``room``: ``events``, its seat's view,
-    the room's status (the view encoded once for all seats)."""
+    the room's status (the view encoded once for all seats, its head once a
+    game: ``room.view_head``, kept while the game's rules and players are the
+    same objects, both immutable)."""
     game = room.table.game if room.table is not None and room.status != "waiting" else None
     events_text = events_json(events)
     room_text = dumps(room_status(room))
-    parts = view_parts(observe(game, None), game.flips) if game is not None else None
+    parts = None
+    if game is not None:
+        view = observe(game, None)
+        head = room.view_head
+        if head is None or head[0] is not game.rules or head[1] is not game.players:
+            head = room.view_head = (game.rules, game.players, view_head(view))
+        parts = view_parts(view, game.flips, head[2])
     bodies: dict[int | None, str] = {}
     out: list[tuple[Conn, str]] = []
     for conn in room.conns:
@@ -50,37 +59,71 @@ def updates(room: Room, events: list[Event]) -> list[tuple[Conn, str]]:
 
 
 def room_status(room: Room) -> dict[str, Any]:
-    """The ``room`` part of an update: timers, grace periods, who is connected or covered."""
+    """The ``room`` part of an update: timers, grace periods, who is connected or covered.
+
+    Built once per change of a room (every flip): one pass over the seats."""
     live = room.live
-    timers: dict[str, float | None] = {"start": room.deadline("start")}
-    deadlines = live.deadlines() if live is not None and room.status == "playing" else {}
-    for name in ("turn", "race", "deadlock", "time_limit"):
-        timers[name] = deadlines.get(name)
-    timers["resume"] = room.deadline("resume")  # the models' order: the same bytes
+    deadline = room.deadline
+    start, resume = deadline("start"), deadline("resume")
+    if live is not None and room.status == "playing":
+        due = live.deadlines()
+        turn, race, deadlock, limit = due["turn"], due["race"], due["deadlock"], due["time_limit"]
+    else:
+        turn = race = deadlock = limit = None
+    names: list[str | None] = []
+    connected: list[bool] = []
     grace: dict[str, float] = {}
     bots: dict[str, str] = {}
-    for s, seat in enumerate(room.seats):
-        level = seat.bot if live is None or not seat.taken else live.seating.level(s)
-        if level is not None:
-            bots[str(s)] = level
-        until = live.grace_until(s) if live is not None else None
-        if until is not None:
-            grace[str(s)] = round(until, 1)
+    covered: list[int] = []
+    rematch: list[int] = []
+    spectators = 0
+    if live is None:
+        for s, seat in enumerate(room.seats):
+            names.append(seat.name)
+            connected.append(seat.conns > 0)
+            if seat.bot is not None:
+                bots[str(s)] = seat.bot
+            if seat.rematch:
+                rematch.append(s)
+    else:
+        seating = live.seating
+        level_of, is_covered, grace_until = seating.level, seating.covered, live.grace_until
+        for s, seat in enumerate(room.seats):
+            names.append(seat.name)
+            connected.append(seat.conns > 0)
+            level = seat.bot if seat.name is None else level_of(s)
+            if level is not None:
+                bots[str(s)] = level
+            until = grace_until(s)
+            if until is not None:
+                grace[str(s)] = round(until, 1)
+            if is_covered[s]:
+                covered.append(s)
+            if seat.rematch:
+                rematch.append(s)
+    for conn in room.conns:
+        if conn.seat is None:
+            spectators += 1
     return {
         "code": room.code,
         "status": room.status,
         "game_no": room.game_no,
         "now": round(room.now(), 1),
-        "timers": {k: None if v is None else round(v, 1) for k, v in timers.items()},
+        "timers": {  # the models' order: the same bytes
+            "start": None if start is None else round(start, 1),
+            "turn": None if turn is None else round(turn, 1),
+            "race": None if race is None else round(race, 1),
+            "deadlock": None if deadlock is None else round(deadlock, 1),
+            "time_limit": None if limit is None else round(limit, 1),
+            "resume": None if resume is None else round(resume, 1),
+        },
         "grace": grace,
-        "names": [seat.name for seat in room.seats],
-        "connected": [seat.conns > 0 for seat in room.seats],
+        "names": names,
+        "connected": connected,
         "bots": bots,
-        "covered": [
-            s for s in range(len(room.seats)) if live is not None and live.seating.covered[s]
-        ],
-        "rematch": [s for s, seat in enumerate(room.seats) if seat.rematch],
-        "spectators": sum(1 for c in room.conns if c.seat is None),
+        "covered": covered,
+        "rematch": rematch,
+        "spectators": spectators,
         "game_id": room.last_game_id,
     }
 

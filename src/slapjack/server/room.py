@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from slapjack.bots import make_bot
-from slapjack.core import Table
+from slapjack.core import Rules, Table
 from slapjack.live import LiveTable
 from slapjack.protocol import CLOSE_MOVED, CreateRoom, RoomInfo, error_frame, welcome_frame
 from slapjack.store.base import RoomState, Store
@@ -101,6 +101,8 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
         self.game_no = 0
         self.last_game_id: int | None = None
         self.conns: set[Conn] = set()
+        self.view_head: tuple[Rules, tuple[str, ...], str] | None = None
+        """The views' encoded head of the game (:func:`frames.updates` keeps it)."""
         self._bot_seed = (
             self.setup.bot_seed if self.setup.bot_seed is not None else secrets.randbits(32)
         )
