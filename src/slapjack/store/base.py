@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol, runtime_checkable
 
+import orjson
+
 from slapjack.core import Record, SlapjackError
 
 from .errors import BadInput, CorruptRow, InvalidRecord
@@ -362,12 +364,29 @@ _CANONICAL: Final = json.JSONEncoder(
 new one per call, a third of its time for an action)."""
 
 
+_FLAT: Final = frozenset({str, int, bool, type(None)})
+"""The value types of an object :func:`dump_json` gives to orjson (an action's)."""
+
+
 def dump_json(value: Any, what: str) -> str:
-    """Canonical JSON text (sorted keys, no NaN): equal values give equal text."""
-    try:
-        text = _CANONICAL.encode(value)
-    except (TypeError, ValueError) as exc:
-        raise BadInput(f"{what} is not JSON: {exc}") from None
+    """Canonical JSON text (sorted keys, no NaN): equal values give equal text.
+
+    An object of text, whole numbers, booleans and nulls (every action) is
+    encoded by orjson, a tenth of the time, the same text (no floats: the two
+    write some differently); whatever orjson refuses (keys that are not text,
+    numbers beyond 64 bits, lone surrogates) and everything else by
+    :data:`_CANONICAL`, as before."""
+    text: str | None = None
+    if type(value) is dict and all(type(v) in _FLAT for v in value.values()):
+        try:
+            text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        except orjson.JSONEncodeError:
+            text = None
+    if text is None:
+        try:
+            text = _CANONICAL.encode(value)
+        except (TypeError, ValueError) as exc:
+            raise BadInput(f"{what} is not JSON: {exc}") from None
     if len(text) > MAX_JSON_BYTES:
         raise BadInput(f"{what} is larger than {MAX_JSON_BYTES} characters")
     return text
