@@ -105,3 +105,75 @@ async def test_a_timer_set_again_after_its_handle_fired_runs_only_the_new_one() 
         await fired(ran)
         await asyncio.sleep(0.05)
         assert ran == ["new"]
+
+
+class CountingLoop:
+    """Counts the event-loop timers an actor makes (its ``_loop``'s ``call_later``)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.made = 0
+
+    def call_later(self, delay: float, *args: Any) -> asyncio.TimerHandle:
+        self.made += 1
+        return self.loop.call_later(delay, *args)
+
+
+async def test_a_timer_moved_later_and_later_keeps_its_handle_and_fires_once_at_the_end() -> None:
+    """A room's wake-up moves on with every flip: the handle set for the first
+    time goes off then, finds the timer moved and sets itself once for the
+    latest time; only the latest function runs, at that time."""
+    ran: list[tuple[str, float]] = []
+    async with started(on_loop_clock()) as actor:
+        await asyncio.sleep(0)  # the task runs (and took the loop)
+        counting = CountingLoop(asyncio.get_running_loop())
+        actor._loop = counting  # type: ignore[assignment]
+        t0 = actor.now()
+        for k in range(50):
+            actor.set_timer("wake", t0 + 20 + k, lambda k=k: ran.append((f"v{k}", actor.now())))
+        assert counting.made == 1 and actor.deadline("wake") == t0 + 69
+        await fired(ran)
+        await asyncio.sleep(0.05)
+        assert [name for name, _ in ran] == ["v49"] and ran[0][1] >= t0 + 69 - 1
+        assert counting.made == 2  # the first handle, and once again for the latest time
+        assert actor.deadline("wake") is None and not actor._timers and not actor._armed
+
+
+async def test_a_timer_moved_later_then_earlier_than_its_handle_fires_at_the_earliest() -> None:
+    ran: list[float] = []
+    async with started(on_loop_clock()) as actor:
+        t0 = actor.now()
+        actor.set_timer("wake", t0 + 5_000, lambda: ran.append(-1.0))
+        actor.set_timer("wake", t0 + 9_000, lambda: ran.append(-2.0))  # later: same handle
+        actor.set_timer("wake", t0 + 30, lambda: ran.append(actor.now()))  # earlier than both
+        await fired(ran)
+        await asyncio.sleep(0.05)
+        assert len(ran) == 1 and t0 + 30 - 1 <= ran[0] < t0 + 5_000
+
+
+async def test_a_timer_moved_later_after_its_handle_went_off_runs_at_the_new_time() -> None:
+    """The handle went off and queued the run (the task not started yet), then
+    the timer moved later: nothing runs early, the new one runs at its time."""
+    actor = on_loop_clock()
+    ran: list[tuple[str, float]] = []
+    t0 = actor.now()
+    actor.set_timer("t", t0 + 5, lambda: ran.append(("old", actor.now())))
+    await asyncio.sleep(0.05)  # went off: its run waits in the queue
+    actor.set_timer("t", actor.now() + 60, lambda: ran.append(("new", actor.now())))
+    moved_to = actor.deadline("t")
+    assert moved_to is not None
+    async with started(actor):
+        await fired(ran)
+        await asyncio.sleep(0.05)
+        assert [name for name, _ in ran] == ["new"] and ran[0][1] >= moved_to - 1
+
+
+async def test_a_cancelled_timer_whose_handle_went_off_does_not_run() -> None:
+    actor = on_loop_clock()
+    ran: list[str] = []
+    actor.set_timer("t", actor.now() + 5, lambda: ran.append("t"))
+    await asyncio.sleep(0.05)
+    actor.cancel("t")
+    async with started(actor):
+        await asyncio.sleep(0.05)
+        assert ran == [] and actor.deadline("t") is None

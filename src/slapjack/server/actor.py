@@ -51,7 +51,11 @@ class Actor:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        """The named timers' event-loop handles (see :meth:`set_timer`)."""
+        self._armed: dict[str, float] = {}
+        """When each handle goes off (never later than its timer's deadline)."""
         self._deadlines: dict[str, float] = {}
+        self._fns: dict[str, Callable[[], Any]] = {}
         self._ops: list[StoreOp] = []
         self._behind: deque[StoreOp] = deque()
         self._writer: asyncio.Task[None] | None = None
@@ -80,7 +84,9 @@ class Actor:
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
+        self._armed.clear()
         self._deadlines.clear()
+        self._fns.clear()
 
     async def stop(self) -> None:
         self._drop_timers()
@@ -296,23 +302,53 @@ class Actor:
     # ---------------------------------------------------------------- timers
 
     def set_timer(self, name: str, at: float, fn: Callable[[], Any]) -> None:
-        """Run ``fn`` in the task at clock time ``at`` (replacing the timer ``name``)."""
-        self.cancel(name)
+        """Run ``fn`` in the task at clock time ``at`` (replacing the timer ``name``).
 
-        def fire() -> None:
-            if self._deadlines.get(name) == at:
-                del self._deadlines[name]
-                self._timers.pop(name, None)
-                fn()
+        A timer moved later keeps its event-loop handle: the handle goes off
+        at the old time, sees the new one and sets itself again (a room's
+        wake-up moves on with every flip, and stopping and starting a libuv
+        timer each time was most of what setting one cost). Moved earlier, it
+        gets a new handle. Either way only the latest ``at`` and ``fn`` run."""
+        self._deadlines[name] = at
+        self._fns[name] = fn
+        armed = self._armed.get(name)
+        if armed is None or armed > at:
+            self._arm(name, at)
 
+    def _arm(self, name: str, at: float) -> None:
+        old = self._timers.get(name)
+        if old is not None:
+            old.cancel()
         delay = max(0.0, (at - self._clock()) / 1000.0)
         loop = self._loop or asyncio.get_running_loop()
-        self._timers[name] = loop.call_later(delay, self.submit, fire)
-        self._deadlines[name] = at
+        self._timers[name] = loop.call_later(delay, self._went_off, name, at)
+        self._armed[name] = at
+
+    def _went_off(self, name: str, armed: float) -> None:
+        """A timer's handle went off (event loop): queue its run, or set it
+        again for the later time it was moved to meanwhile."""
+        if self._armed.get(name) != armed:
+            return  # replaced by a handle for an earlier time
+        del self._armed[name]
+        self._timers.pop(name, None)
+        at = self._deadlines.get(name)
+        if at is None:
+            return
+        if at > armed:
+            self._arm(name, at)
+        else:
+            self.submit(partial(self._fire, name, at))
+
+    def _fire(self, name: str, at: float) -> None:
+        if self._deadlines.get(name) == at:  # not moved or cancelled since it went off
+            del self._deadlines[name]
+            self._fns.pop(name)()
 
     def cancel(self, name: str) -> None:
         handle = self._timers.pop(name, None)
         self._deadlines.pop(name, None)
+        self._fns.pop(name, None)
+        self._armed.pop(name, None)
         if handle is not None:
             handle.cancel()
 
