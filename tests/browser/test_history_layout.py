@@ -15,7 +15,16 @@ them). The history: on a phone each game is a card with its values named
 and its buttons in view (the table of six columns once scrolled sideways
 and hid them).
 
-The finished game is a bot game with long names, stored in the server's
+Every other count of seats a room allows, 2 to 10 (and 4 again), each
+seat's name as long as a room allows (24 letters): on a laptop and a phone
+held sideways each name whole in its seat and inside the felt, no seat on
+another, on the pile's box or its count, the pile in the felt's middle and
+as large as four seats' (rules made for four seats cut these names at
+every other count, and with five or more a seat lay on the pile's count; a
+phone cut them with four too); on an upright phone the same, in a band of
+seats that grows the felt downwards.
+
+The finished games are bot games with long names, stored in the server's
 SQLite file before the server starts."""
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ import pytest
 
 from slapjack.bots.factory import make_bot
 from slapjack.core import Rules
+from slapjack.core.game import MIN_PLAYERS
+from slapjack.protocol import MAX_PLAYER_NAME, MAX_SEATS
 from slapjack.sim.play import play_game
 from slapjack.store import SqliteStore
 from slapjack.store.factory import DEFAULT_FILE
@@ -78,6 +89,24 @@ MEASURE = """(inView) => {
   const overlaps = [];
   things.forEach(([a, ra], i) => things.slice(i + 1).forEach(([b, rb]) => over(ra, rb) && overlaps.push([a, b])));
   const felt = one('#table').getBoundingClientRect(), pile = one('#table .pile').getBoundingClientRect();
+  // the felt's rounded edge: its corners' radii (px or % of its box)
+  const radii = (() => {
+    const style = getComputedStyle(one('#table'));
+    const px = (v, size) => (v.endsWith('%') ? (parseFloat(v) / 100) * size : parseFloat(v));
+    return ['TopLeft', 'TopRight', 'BottomRight', 'BottomLeft'].map((c) => {
+      const [x, y = x] = style[`border${c}Radius`].split(' ');
+      return [Math.min(px(x, felt.width), felt.width / 2), Math.min(px(y, felt.height), felt.height / 2)];
+    });
+  })();
+  const inFelt = (r, f) => [[r.left, r.top, 0], [r.right, r.top, 1], [r.right, r.bottom, 2], [r.left, r.bottom, 3]]
+    .every(([x, y, c]) => {
+      const [rx, ry] = radii[c];
+      const dx = c === 0 || c === 3 ? f.left + rx - x : x - (f.right - rx);
+      const dy = c < 2 ? f.top + ry - y : y - (f.bottom - ry);
+      if (x < f.left - 1 || x > f.right + 1 || y < f.top - 1 || y > f.bottom + 1) return false;
+      if (dx <= 0 || dy <= 0) return true;
+      return Math.hypot(dx / rx, dy / ry) <= 1 + 1 / Math.min(rx, ry);
+    });
   return {
     vw, vh, scrollWidth: document.documentElement.scrollWidth,
     head: Object.fromEntries(['#replay-title', '#download', '#replay-meta'].map((s) => [s, box(one(s))])),
@@ -87,33 +116,78 @@ MEASURE = """(inView) => {
     pileShown: !!top, overlaps,
     pileWidth: pile.width, pileOffCentre: (pile.left + pile.right) / 2 - (felt.left + felt.right) / 2,
     namesCut: [...document.querySelectorAll('#table .seat .who')].filter(cut).map((el) => el.textContent),
+    // a seat or the count over the pile's box (not only its top card: the
+    // fan's lower cards lie over a seat they reach), a seat's content out of
+    // its box, a name cut by the felt's rounded edge (it clips what is out)
+    overPile: things.filter(([a, r]) => a !== 'the top card' && over(r, pile)).map(([a]) => a),
+    spilt: seats.filter((el) => el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1
+      || el.querySelector('.who').scrollHeight > el.querySelector('.who').clientHeight + 1)
+      .map((el) => el.querySelector('.who').textContent),
+    clipped: seats.map((el) => el.querySelector('.who')).filter((el) => !inFelt(el.getBoundingClientRect(), felt))
+      .map((el) => el.textContent),
+    seats: seats.map((el) => box(el)),
   };
 }"""
 
 
-async def _store_game(path: Path) -> int:
+LONG_NAMES = [
+    "Annabelle-Marie Wagemann",
+    "Wilhelmina M. Mauersberg",
+    "Maximilian Wolkensteiner",
+    "Gwendolyn MacWhirter-Row",
+    "Bartholomew Westinghouse",
+    "Konstantin Wienerwaldweg",
+    "Mwajuma Wanjiku-Mwangime",
+    "Wunderwuzzi_Mammutbaum99",
+    "Rosamunde Wittgensteiner",
+    "Ottokar M. W. Brahmsberg",
+]
+"""A table's longest names (a room's limit, wide letters, one without a space)."""
+SEAT_COUNTS = range(MIN_PLAYERS, MAX_SEATS + 1)
+"""Every table a room allows (4 again, with the longest names)."""
+
+
+def _record(names: list[str]) -> dict[str, Any]:
     rules = Rules.from_options({"preset": "classic"})
     deck = list(range(52))
     random.Random(3).shuffle(deck)
-    bots = [make_bot(level, s) for s, level in enumerate(["casual", "casual", "pro", "pro"])]
-    result = play_game(rules, bots, deck, keep_record=True, names=NAMES)
+    levels = ["casual", "casual", "pro", "pro"] * 3
+    bots = [make_bot(levels[s], s) for s in range(len(names))]
+    result = play_game(rules, bots, deck, keep_record=True, names=names)
     assert result.record is not None
+    return result.record.to_dict()
+
+
+async def _store_games(path: Path) -> tuple[int, dict[int, int]]:
+    """The four bots' game, and one for each count of seats with the longest names."""
     store = await SqliteStore.open(path)
     try:
-        return await store.finish_game(None, result.record.to_dict())
+        game_id = await store.finish_game(None, _record(NAMES))
+        by_seats = {n: await store.finish_game(None, _record(LONG_NAMES[:n])) for n in SEAT_COUNTS}
+        return game_id, by_seats
     finally:
         await store.close()
 
 
 @pytest.fixture(scope="module")
-def replay_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, int]]:
-    """A server whose history holds one finished game (its id)."""
+def stored_games(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Server, int, dict[int, int]]]:
+    """A server whose history holds the four bots' finished game (its id) and
+    one game for each count of seats (their ids by count)."""
+    assert len(LONG_NAMES) == MAX_SEATS and {len(name) for name in LONG_NAMES} == {MAX_PLAYER_NAME}
     data = tmp_path_factory.mktemp("replay-layout")
     # in a thread of its own: the browser's sync API may run a loop in this one
     with ThreadPoolExecutor(1) as pool:
-        game_id = pool.submit(asyncio.run, _store_game(data / DEFAULT_FILE)).result()
+        game_id, by_seats = pool.submit(asyncio.run, _store_games(data / DEFAULT_FILE)).result()
     with serve_process(data) as live:
-        yield live, game_id
+        yield live, game_id, by_seats
+
+
+@pytest.fixture(scope="module")
+def replay_server(stored_games: tuple[Server, int, dict[int, int]]) -> tuple[Server, int]:
+    """The server and the four bots' game."""
+    return stored_games[0], stored_games[1]
 
 
 @contextlib.contextmanager
@@ -211,6 +285,126 @@ RACE_MEASURE = """() => {
       (li) => [li.textContent, li.scrollWidth > li.clientWidth + 1, box(li)]),
   };
 }"""
+
+
+@pytest.fixture(scope="module")
+def replay_pages(browser: Any, stored_games: tuple[Server, int, dict[int, int]]) -> Iterator[Any]:
+    """``get(width, height, phone, locale)``: one page at that size for every
+    seat count's test (and its ``Pages``, which keeps its script errors)."""
+    made: dict[tuple[int, int, bool, str], tuple[Pages, Any]] = {}
+
+    def get(width: int, height: int, phone: bool, locale: str) -> tuple[Pages, Any]:
+        key = (width, height, phone, locale)
+        if key not in made:
+            pages = Pages(browser, stored_games[0].url)
+            # (no card in flight: the pile is measured where it rests)
+            kw: dict[str, Any] = {
+                "viewport": {"width": width, "height": height},
+                "locale": locale,
+                "reduced_motion": "reduce",
+            }
+            if phone:
+                kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+            made[key] = pages, pages.page(**kw)
+        return made[key]
+
+    yield get
+    for pages, _page in made.values():
+        for ctx in pages.contexts:
+            ctx.close()
+
+
+STEP = """(most) => {
+  for (let i = 0; i < most && !document.querySelector('#replay-race .reactions li'); i++) {
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+  }
+}"""
+"""Up to ``most`` steps on, in the page (one call, not a key press each), no
+further than a race's end."""
+PILE_FOUR = {
+    (1366, 768): 295,
+    (1280, 720): 244,
+    (390, 844): 104,
+    (360, 740): 83,
+    (844, 390): 180,
+    (740, 360): 149,
+}
+"""The pile's width (px) with four seats at each size (measured in Chromium):
+no other count's is smaller, but for eight seats or more on a phone held
+sideways (PILE_CROWDED): the head's and the foot's names on two lines, and
+three or four seats a side, leave it 5/6 of that or more (127 of 149 px,
+159 of 180)."""
+PILE_CROWDED = {(844, 390): 155, (740, 360): 125}
+
+
+@pytest.mark.parametrize("seats", SEAT_COUNTS)
+@pytest.mark.parametrize(("width", "height", "phone", "locale"), VIEWPORTS)
+def test_every_table_fits(
+    replay_pages: Any,
+    stored_games: tuple[Server, int, dict[int, int]],
+    seats: int,
+    width: int,
+    height: int,
+    phone: bool,
+    locale: str,
+) -> None:
+    """Every count of seats a room allows, each with a name of the longest a
+    room allows: each name whole and inside the felt, no seat on another, on
+    the pile (its box: the fan's lower cards) or on its count, every seat on
+    the screen, the pile in the felt's middle and as large as four seats'
+    (the same size all through the game); on a laptop and a phone held
+    sideways the table, the controls and the step's words on the screen as
+    with four seats (on an upright phone the band of seats grows the felt
+    downwards, and the controls may be below); a race's hands whole."""
+    pages, page = replay_pages(width, height, phone, locale)
+    open_page(page, f"/replay/{stored_games[2][seats]}")
+    page.locator("#table .pile").wait_for(state="attached")
+    page.evaluate(STEP, 12)  # a few cards on the pile, one player on turn
+    page.wait_for_function("() => !!document.querySelector('#table .pile .card.top')")
+    page.wait_for_timeout(100)  # the seats laid out (after a frame)
+    m = page.evaluate(MEASURE, IN_VIEW)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"replay-seats{seats}-{width}x{height}-{locale}.png"))
+    page.evaluate(STEP, 200)  # on to the first race's end: each seat with its time
+    page.wait_for_timeout(100)
+    at_race = page.evaluate(MEASURE, IN_VIEW)
+    race = page.evaluate(RACE_MEASURE)
+    errors = pages.unexpected_errors()
+    pages.errors.clear()
+    assert not errors, errors
+    vw, vh = m["vw"], m["vh"]
+    assert m["scrollWidth"] <= vw, f"the page scrolls sideways: {m['scrollWidth']} > {vw}"
+    assert m["pileShown"]
+    for at in (m, at_race):
+        assert not at["namesCut"], f"seat names cut: {at['namesCut']}"
+        assert not at["spilt"], f"out of their seat: {at['spilt']}"
+        assert not at["clipped"], f"cut by the felt's edge: {at['clipped']}"
+        assert not at["overlaps"], f"one over another: {at['overlaps']}"
+        assert not at["overPile"], f"over the pile: {at['overPile']}"
+        for left, top, right, bottom in at["seats"]:
+            assert left >= 0 and right <= vw + 0.5, f"a seat off the side: {left}..{right} of {vw}"
+            assert top >= 0 and bottom <= vh + 0.5, (
+                f"a seat off the screen: {top}..{bottom} of {vh}"
+            )
+    if not phone or width > height:
+        for sel, rect in m["inView"].items():
+            assert rect is not None, f"{sel} is missing"
+            left, top, right, bottom = rect
+            assert left >= 0 and right <= vw + 0.5, f"{sel} off the side: {rect} in {vw}x{vh}"
+            assert top >= 0 and bottom <= vh + 0.5, f"{sel} below the screen: {rect} in {vw}x{vh}"
+    assert abs(m["pileOffCentre"]) <= 3, f"the pile is {m['pileOffCentre']:.0f} px off the middle"
+    least = (
+        PILE_CROWDED[width, height]
+        if seats >= 8 and (width, height) in PILE_CROWDED
+        else PILE_FOUR[width, height]
+    )
+    assert m["pileWidth"] >= least - 1, (
+        f"the pile is {m['pileWidth']:.0f} px wide, four seats' {least}"
+    )
+    assert abs(at_race["pileWidth"] - m["pileWidth"]) < 0.5, "the pile changed its size"
+    for text, cut, (left, _top, right, _bottom) in race["hands"]:
+        assert not cut, f"{text!r} is cut"
+        assert left >= 0 and right <= vw + 0.5, f"{text!r} off the side: {left}..{right} of {vw}"
 
 
 HISTORY_MEASURE = """() => {

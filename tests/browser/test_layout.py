@@ -485,3 +485,95 @@ BAR_BOXES = """() => {
 
 def overlaps(a: list[float], b: list[float]) -> bool:
     return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+
+
+RACE_LINES = """async (long) => {
+  const { TableView, RACE_ENDS } = await import("/static/js/table.js");
+  const slot = document.getElementById("party-race");
+  // The page's own drawing of a race's result (TableView.showRace) into the
+  // party's slot, from a table of no seats (the party's own goes on playing).
+  const table = new TableView(document.createElement("div"), { raceEl: slot });
+  const seated = [...document.querySelectorAll("#table .seat .who")].map((e) => e.textContent);
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const out = [];
+  for (const names of [seated, [...long, ...seated.slice(long.length)]]) {
+    const order = names.map((n, s) => [n.length, s]).sort((x, y) => y[0] - x[0]).map(([, s]) => s);
+    const [a, b, c, d] = order;  // the longest names first
+    const view = { players: names };
+    const hands = [[a, 1234], [b, 1302], [c, 5088], [d, 1411]];
+    const events = [
+      { type: "race_won", winner: a, cards: 52, reactions: hands },
+      { type: "race_won", winner: a, cards: 1, reactions: [[a, 1234]] },
+      { type: "pile_split", shares: [[a, 18], [b, 17]], reactions: hands },
+      { type: "forfeit", seat: a, shares: [[b, 26], [c, 26]], reactions: hands },
+      { type: "picked_up", seat: a, cards: 52, reason: "last", reactions: hands },
+      { type: "picked_up", seat: a, cards: 52, reason: "wrong", reactions: [[a, 5088]] },
+    ];
+    for (const ev of events) {
+      if (!RACE_ENDS.has(ev.type)) continue;
+      table.showRace(ev, view);
+      const title = slot.querySelector(".race-title");
+      const s = slot.getBoundingClientRect();
+      const lines = (() => {
+        const range = document.createRange();
+        range.selectNodeContents(title);
+        return new Set([...range.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top))).size;
+      })();
+      const t = title.getBoundingClientRect();
+      // Each hand's name and time in the slot whole, or out of sight below it.
+      const halfHands = [...slot.querySelectorAll(".reactions li")].filter((li) => {
+        const r = li.getBoundingClientRect();
+        if (r.top >= s.bottom - 0.5) return false;
+        const ms = li.querySelector(".ms");
+        return r.bottom > s.bottom + 0.5 || r.left < s.left - 0.5 || r.right > s.right + 0.5 ||
+          ms.scrollWidth > ms.clientWidth + 0.5 || li.scrollWidth > li.clientWidth + 0.5;
+      }).map((li) => li.textContent);
+      out.push({
+        text: title.textContent,
+        cut: title.scrollWidth > title.clientWidth + 0.5 || title.scrollHeight > title.clientHeight + 0.5 ||
+          t.bottom > s.bottom + 0.5 || t.top < s.top - 0.5,
+        lines,
+        halfHands,
+        slot: box(slot),
+      });
+    }
+  }
+  table.clearRace();
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "de-DE"])
+@pytest.mark.parametrize(("width", "height"), PHONES, ids=[f"{w}x{h}" for w, h in PHONES])
+def test_every_race_result_reads_whole_over_the_party_line(
+    server: Server, pages: Pages, locale: str, width: int, height: int
+) -> None:
+    """The race's result over the party's line ("Casual bot 4 wins the pile
+    (3 cards) in 412 ms.") reads whole on a phone, on up to three lines: each
+    kind of result, in each language, with the table's names and with names as
+    long as the name field takes. The hands' times under it show whole or not
+    at all. (At 360 px it was one line, cut: "Casual bot 4 wins the pile (3 …".)"""
+    ctx = pages.context(
+        viewport={"width": width, "height": height},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        locale=locale,
+    )
+    page = pages.page(ctx)
+    start_party_of_three_and_a_bot(page)
+    slot_before = page.evaluate(BAR_BOXES)["race"]
+    results = page.evaluate(RACE_LINES, ["Anna-Katharina Schreiber"])
+    assert len(results) == 12, results
+    for r in results:
+        assert not r["cut"], r
+        assert r["lines"] <= 3, r
+        assert r["halfHands"] == [], r
+        assert r["slot"] == slot_before, (r, slot_before)  # the slot keeps its size
+    if (width, height) == (360, 740):
+        # A real race's result, as the players see it.
+        wait_for(lambda: page.locator("#party-race .race-title").count() == 1, timeout=40)
+        screenshot_at_rest(page, f"layout-party-race-{width}x{height}-{locale}")
+    boxes = page.evaluate(BAR_BOXES)
+    for a, b in [("table", "race"), ("race", "hint"), ("race", "exit")]:
+        assert not overlaps(boxes[a], boxes[b]), (a, b, boxes)

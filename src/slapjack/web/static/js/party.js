@@ -4,7 +4,7 @@
 
 import { announce, api, fill, h, showError, startPage } from "./common.js";
 import { Connection, ReactionClock } from "./connection.js";
-import { lang, msText, t } from "./i18n.js";
+import { LANGS, lang, msText, t } from "./i18n.js";
 import { loadOptions } from "./options.js";
 import { roomState } from "./roomstate.js";
 import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
@@ -14,6 +14,22 @@ const DEFAULT_KEYS = ["a", "l", "v", "p"];
 // Player i's name until one is typed: the same words as the field's label
 // ("Player 1", in German "Person 1"), in the page's language.
 const defaultName = (i) => t("party.player_n", { n: i + 1 });
+// The same words in every language the page speaks ("Player {n}", "Person {n}"),
+// loaded at start: a name that is player i's default in any of them was not
+// typed (a name saved by an English party is "Player 1"), and follows the language.
+let defaultWords = [];
+async function loadDefaultWords() {
+  const tables = await Promise.all(
+    LANGS.map((l) =>
+      fetch(`/api/words/${l}`)
+        .then((res) => (res.ok ? res.json() : {}))
+        .catch(() => ({})),
+    ),
+  );
+  defaultWords = tables.map((words) => words["party.player_n"]).filter((w) => typeof w === "string");
+}
+const isDefaultName = (name, i) =>
+  [t("party.player_n"), ...defaultWords].some((w) => w.replace("{n}", String(i + 1)) === name);
 const STORE = "slapjack.party";
 // Player i's touch corner (the zone .z{i}, the setup's "party.corner.{i}"), as
 // a place on the felt [ux, uy]: their seat sits in the same corner of the
@@ -66,7 +82,7 @@ const state = {
 
 async function main() {
   await startPage("party");
-  const options = await loadOptions();
+  const [options] = await Promise.all([loadOptions(), loadDefaultWords()]);
   const saved = loadSaved();
   $("count").value = String(saved.players.length);
   fill(
@@ -126,11 +142,20 @@ function loadSaved() {
     level: "casual",
     tempo: 1.2,
   };
+  let saved;
   try {
-    return { ...fallback, ...JSON.parse(localStorage.getItem(STORE) || "{}") };
+    saved = { ...fallback, ...JSON.parse(localStorage.getItem(STORE) || "{}") };
   } catch {
     return fallback;
   }
+  // A saved name that is just its slot's default (in any language) was never
+  // typed: it is the default in the page's language.
+  if (Array.isArray(saved.players)) {
+    saved.players = saved.players.map((p, i) =>
+      p && isDefaultName(String(p.name || "").trim(), i) ? { ...p, name: defaultName(i) } : p,
+    );
+  }
+  return saved;
 }
 
 function readPlayers() {
@@ -305,7 +330,7 @@ function buildZones() {
           dataset: { i: String(i) },
         },
         h("span", { class: "keycap" }, p.key.toUpperCase()),
-        h("span", {}, p.name),
+        h("span", { class: "zone-name" }, p.name),
         h("span", { class: "zone-ms" }),
       );
       zone.addEventListener("pointerdown", (ev) => {
