@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+from slapjack.core import Rules, Table
 from slapjack.server.actor import Actor
 from slapjack.server.metrics import METRICS
+from slapjack.server.roomstore import Append, RoomWrites
+from slapjack.store import open_store
 
 
 async def test_batched_inputs_share_one_input_and_keep_their_order() -> None:
@@ -177,3 +181,127 @@ async def test_a_cancelled_timer_whose_handle_went_off_does_not_run() -> None:
     async with started(actor):
         await asyncio.sleep(0.05)
         assert ran == [] and actor.deadline("t") is None
+
+
+class Sink:
+    """A connection that keeps what it is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def send(self, text: str) -> None:
+        self.sent.append(text)
+
+
+class Begun:
+    """A store op that can be begun at once (as an append can): its first
+    attempt is ``future``, answered by the test."""
+
+    def __init__(self) -> None:
+        self.future: asyncio.Future[None] | None = None
+        self.started = 0
+        self.awaited = 0
+
+    def start(self) -> asyncio.Future[None]:
+        self.started += 1
+        self.future = asyncio.get_running_loop().create_future()
+        return self.future
+
+    async def __call__(self) -> None:
+        self.awaited += 1
+
+
+async def test_an_input_to_an_idle_actor_runs_at_once_and_tells_nothing_before_its_write() -> None:
+    """Write-ahead holds: the input runs in the caller and its append begins
+    there, but its frames wait for the write, and so does every input after it."""
+    actor = Actor("eager")
+    actor.start()
+    await asyncio.sleep(0)  # the task waits for its first input: idle
+    sink, op, ran = Sink(), Begun(), []
+
+    def flip() -> None:
+        ran.append("flip")
+        actor._ops.append(op)
+        actor._frames.append((sink, "update"))  # type: ignore[arg-type]
+
+    try:
+        actor.submit(flip)
+        assert ran == ["flip"] and op.started == 1 and sink.sent == []
+        actor.submit(lambda: ran.append("next"))  # not idle now: queued behind
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert ran == ["flip"] and sink.sent == []  # the write is not done: nothing told
+        assert op.future is not None
+        op.future.set_result(None)
+        await actor.call(lambda: None)
+        assert sink.sent == ["update"] and ran == ["flip", "next"]
+        assert op.awaited == 0  # its begun write was the one awaited
+    finally:
+        await actor.stop()
+
+
+async def test_an_input_with_several_writes_is_written_by_the_task_in_order() -> None:
+    actor = Actor("several")
+    actor.start()
+    await asyncio.sleep(0)
+    first, second, sink = Begun(), Begun(), Sink()
+
+    def settle() -> None:
+        actor._ops += [first, second]
+        actor._frames.append((sink, "update"))  # type: ignore[arg-type]
+
+    try:
+        actor.submit(settle)
+        await actor.call(lambda: None)
+        assert (first.started, second.started) == (0, 0) and (first.awaited, second.awaited) == (
+            1,
+            1,
+        )
+        assert sink.sent == ["update"]
+    finally:
+        await actor.stop()
+
+
+async def test_a_frame_to_its_update_takes_one_turn_of_the_event_loop(tmp_path: Path) -> None:
+    """A flip that comes while its room is idle: run where it came, its append
+    committed at the loop's next turn (the SQLite group commit), its update
+    sent in that same turn (three turns when the task ran the input: its
+    wake-up, the commit, the task again)."""
+    store = await open_store(None, tmp_path)
+    loop = asyncio.get_running_loop()
+    turns = 0
+
+    def tick() -> None:
+        nonlocal turns
+        turns += 1
+        loop.call_soon(tick)
+
+    try:
+        table = Table.new(Rules.from_options({"preset": "classic"}), ["A", "B"], seed=1)
+        header = table.record.to_dict()
+        header.pop("actions")
+        await store.create_room("TURNS1", {}, header)
+        writes = RoomWrites(store, "TURNS1", lambda: None, lambda _id: None)
+        actor = Actor("turns")
+        actor.start()
+        sink = Sink()
+        for index in range(3):  # the first commits of a new file go to the thread: warm up
+            await store.append_action("TURNS1", index, {"t": index, "flip": "A"})
+        await asyncio.sleep(0.01)
+        loop.call_soon(tick)
+        await asyncio.sleep(0)
+
+        def flip() -> None:
+            actor._ops.append(Append(writes, 3, {"t": 3, "flip": "A"}))
+            actor._frames.append((sink, "update"))  # type: ignore[arg-type]
+
+        at = turns
+        actor.submit(flip)
+        while not sink.sent:
+            await asyncio.sleep(0)
+            assert turns - at < 20
+        assert turns - at <= 1, f"{turns - at} turns from the frame to its update"
+        assert len((await store.load_room("TURNS1")).actions) == 4
+        await actor.stop()
+    finally:
+        await store.close()

@@ -105,12 +105,15 @@ async def test_kill_9_and_restart_resumes_the_room(tmp_path: Path) -> None:
         await a.act("flip", flip_id=0)
         await b.wait(lambda c: c.view is not None and c.view["turn"] == 1)
         await b.act("flip", flip_id=1)
-        await a.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+        # (each wait names the flip: "turn 0" or "no race" held before it too)
+        await a.wait(lambda c: c.view is not None and c.view["flips"] == 2)
         await a.act("flip", flip_id=2)  # the Jack
         await b.wait(lambda c: c.view is not None and c.view["race_open"])
         await b.act("slap", flip_id=3, reaction_ms=210.0)
         await a.act("slap", flip_id=3, reaction_ms=250.0)
-        await a.wait(lambda c: c.view is not None and not c.view["race_open"])
+        await a.wait(
+            lambda c: c.view is not None and c.view["flips"] == 3 and not c.view["race_open"]
+        )
         turn = a.view["turn"] if a.view else None
         mover = clients[turn]
         await mover.act("flip", flip_id=3)

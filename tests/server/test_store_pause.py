@@ -29,10 +29,19 @@ class Unplugged:
         return getattr(self._store, name)
 
     async def append_action(self, *args: Any, **kw: Any) -> None:
+        await self.start_append(*args, **kw)
+
+    def start_append(self, *args: Any, **kw: Any) -> asyncio.Future[None]:
+        """An append begun at once (as a room's task begins one, see
+        ``Actor.submit``): while down, a future that fails as the write would."""
         if self.down:
             self.refused += 1
-            raise StoreUnavailable("connection refused (the test unplugged the database)")
-        await self._store.append_action(*args, **kw)
+            failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            failed.set_exception(
+                StoreUnavailable("connection refused (the test unplugged the database)")
+            )
+            return failed
+        return self._store.start_append(*args, **kw)
 
 
 async def test_the_room_pauses_while_the_store_is_down_and_goes_on_after(tmp_path: Path) -> None:

@@ -57,6 +57,8 @@ class Actor:
         self._deadlines: dict[str, float] = {}
         self._fns: dict[str, Callable[[], Any]] = {}
         self._ops: list[StoreOp] = []
+        self._started: dict[StoreOp, Awaitable[Any]] = {}
+        """Ops begun by an input run in the caller (:meth:`_run_now`), and what to await."""
         self._behind: deque[StoreOp] = deque()
         self._writer: asyncio.Task[None] | None = None
         self._frames: list[tuple[Conn, str]] = []
@@ -168,12 +170,56 @@ class Actor:
                 fut.cancel()
 
     def submit(self, fn: Callable[[], Any]) -> None:
-        """Queue ``fn`` to run in the task (nothing, once the task has ended)."""
+        """Queue ``fn`` to run in the task (nothing, once the task has ended).
+
+        When the task is idle (started, waiting for its next input, nothing
+        queued) and writes ahead, ``fn`` runs at once, in the caller, where
+        the task would have run it next; an append it prepared is begun there
+        too (:meth:`_run_now`), and the task, woken for it, awaits the append
+        and sends the input's frames. Nothing else runs in between: the task
+        is not idle until it has done so."""
+        task = self._task
+        if self._idle and not self._queue and self.write_ahead and task and not task.done():
+            self._enqueued += 1
+            self._run_now(fn)
+        else:
+            self._enqueue(fn)
+
+    def _enqueue(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` for the task, never run at once (an input still to be filled)."""
         task = self._task
         if task is not None and task.done():
             return
         self._enqueued += 1
         self._put((fn, None, time.perf_counter()))
+
+    def _run_now(self, fn: Callable[[], Any]) -> None:
+        """An input run in the caller while the task is idle (see :meth:`submit`).
+
+        The frame (or the timer) that brought it is handled where it came, and
+        its one append is begun here: it joins the store's group commit at the
+        loop's next turn, just before the task's own turn comes (the task was
+        woken after the append was queued), so the task finds the append done
+        and sends the frames in that turn, not three turns after the frame.
+        Anything else the input prepared (several ops, others than appends)
+        is written by the task as before."""
+        self._idle = False
+        try:
+            fn()
+        except Exception as exc:
+            if not isinstance(exc, SlapjackError):
+                log.exception("%s: input failed", self.name)
+        ops = self._ops
+        if len(ops) == 1 and not self._started:
+            start = getattr(ops[0], "start", None)
+            if start is not None:
+                try:
+                    started = start()
+                except Exception:  # bad input, a closed store: the task's write meets it again
+                    started = None
+                if started is not None:
+                    self._started[ops[0]] = started
+        self._put((_nothing, None, time.perf_counter()))
 
     def _put(self, item: tuple[Callable[[], Any], asyncio.Future[Any] | None, float]) -> None:
         self._queue.append(item)
@@ -191,7 +237,7 @@ class Actor:
         batch = self._batch
         if batch is None or self._batch_at != self._enqueued:
             batch = self._batch = []
-            self.submit(partial(self._run_batch, batch))
+            self._enqueue(partial(self._run_batch, batch))
             self._batch_at = self._enqueued
         batch.append((fn, args))
 
@@ -240,9 +286,10 @@ class Actor:
     async def write_ops(self) -> None:
         """Store what the inputs so far prepared, in order (the write-ahead step)."""
         ops, self._ops = self._ops, []
+        started, self._started = self._started, {}
         for op in ops:
             try:
-                await self._write_until_stored(op)
+                await self._write_until_stored(op, started.get(op))
             except StaleOwner as exc:
                 log.warning("%s: fenced off (%s): giving the room up", self.name, exc.message)
                 METRICS.count("fenced_off")
@@ -253,15 +300,19 @@ class Actor:
             except Exception:
                 log.exception("%s: store write failed", self.name)
 
-    async def _write_until_stored(self, op: StoreOp) -> None:
+    async def _write_until_stored(self, op: StoreOp, started: Awaitable[Any] | None = None) -> None:
         """``op``, again and again while the store is unavailable (each write
         is idempotent: a repeat of what was stored is a no-op): nothing that
         is not stored is told, so the actor pauses instead of playing on
-        unrecorded."""
+        unrecorded. ``started``: the op's first attempt, already begun."""
         delay, paused = PAUSE_RETRY_S, False
         while True:
             try:
-                await op()
+                if started is not None:
+                    attempt, started = started, None
+                    await attempt
+                else:
+                    await op()
             except StoreUnavailable as exc:
                 if not paused:
                     paused = True

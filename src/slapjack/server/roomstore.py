@@ -12,8 +12,7 @@ took it over) has its writes refused with ``StaleOwner``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from slapjack.core import Record
@@ -91,10 +90,11 @@ class RoomWrites:
         return reset
 
     def actions(self, record: Record, start: int) -> list[StoreOp]:
-        """The record's actions from index ``start`` on, one append each."""
+        """The record's actions from index ``start`` on, one append each
+        (each may be begun at once: :class:`Append`)."""
         players = record.players
         return [
-            partial(self._append, i, action_to_dict(a, players))
+            Append(self, i, action_to_dict(a, players))
             for i, a in enumerate(record.actions[start:], start)
         ]
 
@@ -152,3 +152,29 @@ class RoomWrites:
                 await self.store.close_room(self.code, epoch=self.epoch)
 
         return close
+
+
+class Append:
+    """The op of one action's append (awaited as any :data:`StoreOp`), which
+    can also be begun at once (:meth:`start`) where the store can do that."""
+
+    __slots__ = ("action", "index", "writes")
+
+    def __init__(self, writes: RoomWrites, index: int, action: dict[str, Any]) -> None:
+        self.writes = writes
+        self.index = index
+        self.action = action
+
+    def __call__(self) -> Awaitable[None]:
+        return self.writes._append(self.index, self.action)
+
+    def start(self) -> Awaitable[None] | None:
+        """The append begun now (it joins the store's next group commit) and
+        what to await for it; ``None`` where the store cannot begin one
+        without a task (it is then written when the op is awaited)."""
+        writes = self.writes
+        begin = getattr(writes.store, "start_append", None)
+        if begin is None:
+            return None
+        started: Awaitable[None] = begin(writes.code, self.index, self.action, epoch=writes.epoch)
+        return started

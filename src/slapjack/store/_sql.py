@@ -413,6 +413,15 @@ class SqlStore(HistorySql, ABC):
     async def append_action(
         self, code: str, index: int, action: Mapping[str, Any], *, epoch: int | None = None
     ) -> None:
+        await self.start_append(code, index, action, epoch=epoch)
+
+    def start_append(
+        self, code: str, index: int, action: Mapping[str, Any], *, epoch: int | None = None
+    ) -> asyncio.Future[None]:
+        """:meth:`append_action` begun now, without awaiting it: the append
+        joins the next group commit (on SQLite the loop's next turn) and the
+        future it returns is answered when that commit is done. Bad input
+        raises here, as ``append_action`` would."""
         if self._closing:
             raise StoreClosed("the store is closed")
         code, index = check_code(code), check_index(index)
@@ -421,7 +430,7 @@ class SqlStore(HistorySql, ABC):
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append(_Pending(code, index, text, future, epoch))
         self._wake_writer()
-        await future
+        return future
 
     def _wake_writer(self) -> None:
         """Make sure something writes the queued appends: the writer task."""
