@@ -5,7 +5,9 @@ frame, a referee timing, a timer, a join — is a closure put on the actor's
 queue; the task runs them in order, so what it drives needs no locks. After
 each input the task first awaits the store writes the input prepared
 (write-ahead: nothing is told before it is durable), then sends the frames it
-prepared.
+prepared. An input that comes while the task is idle runs at once in the
+caller and begins its append there; the task then finishes it (its write,
+its frames) before it takes the next (:meth:`Actor.submit`).
 """
 
 from __future__ import annotations
