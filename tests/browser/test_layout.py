@@ -435,6 +435,20 @@ EVENT_LINES = """async () => {
 PHONES = [(360, 740), (390, 844), (740, 360), (844, 390)]
 
 
+def party_on_a_phone(pages: Pages, locale: str, width: int, height: int) -> Any:
+    """A party of three and a bot started on a phone of ``width`` x ``height``."""
+    ctx = pages.context(
+        viewport={"width": width, "height": height},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        locale=locale,
+    )
+    page = pages.page(ctx)
+    start_party_of_three_and_a_bot(page)
+    return page
+
+
 @pytest.mark.parametrize("locale", ["en-GB", "de-DE"])
 @pytest.mark.parametrize(("width", "height"), PHONES, ids=[f"{w}x{h}" for w, h in PHONES])
 def test_every_event_line_fits_the_party_line_on_a_phone(
@@ -447,15 +461,7 @@ def test_every_event_line_fits_the_party_line_on_a_phone(
     do). A bot slapping its own card once took three lines and was cut, and at
     360 px two lines cut 4 English and 18 German lines. The table keeps the
     screen: the line, its button and the corners on it, none over another."""
-    ctx = pages.context(
-        viewport={"width": width, "height": height},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-        locale=locale,
-    )
-    page = pages.page(ctx)
-    start_party_of_three_and_a_bot(page)
+    page = party_on_a_phone(pages, locale, width, height)
     result = page.evaluate(EVENT_LINES)
     assert len(result["names"]) == 4 and result["lines"] >= 25, result
     assert result["cut"] == [], "\n".join(result["cut"])
@@ -553,15 +559,7 @@ def test_every_race_result_reads_whole_over_the_party_line(
     kind of result, in each language, with the table's names and with names as
     long as the name field takes. The hands' times under it show whole or not
     at all. (At 360 px it was one line, cut: "Casual bot 4 wins the pile (3 …".)"""
-    ctx = pages.context(
-        viewport={"width": width, "height": height},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-        locale=locale,
-    )
-    page = pages.page(ctx)
-    start_party_of_three_and_a_bot(page)
+    page = party_on_a_phone(pages, locale, width, height)
     slot_before = page.evaluate(BAR_BOXES)["race"]
     results = page.evaluate(RACE_LINES, ["Anna-Katharina Schreiber"])
     assert len(results) == 12, results
