@@ -107,6 +107,38 @@ def test_bad_numbers_raise_a_typed_error(bad: object) -> None:
         sync.set_transport(bad, 1.0)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("client", "now"),
+    [(float("nan"), 10.0), (5.0, float("inf")), (float("-inf"), float("inf")), (5, True)],
+)
+def test_answer_checks_both_numbers(client: object, now: object) -> None:
+    """The referee's path (``answer``) refuses what ``pong`` refuses, a bad
+    server stamp too, and leaves the ping outstanding."""
+    sync = ClockSync()
+    sync.ping_sent(1, 0.0)
+    with pytest.raises(ClockSyncError) as info:
+        sync.answer(1, client, now)  # type: ignore[arg-type]
+    assert info.value.code == "bad_time"
+    assert sync.answer(1, 5.0, 10.0) == 0.0  # still waiting for its pong
+
+
+def test_answer_is_pong_without_the_sample() -> None:
+    """``answer`` and ``pong`` count a pong alike (the ping's send time, the
+    same window); huge finite stamps whose sum is infinite are not refused,
+    whole numbers are taken as floats."""
+    by_answer, by_pong = ClockSync(), ClockSync()
+    stamps = [(10.0, 5.0e307, 10.0), (20.0, 9.0e307, 30.0), (40, 7, 45), (50.0, -3.5, 51.0)]
+    for i, (sent, client, recv) in enumerate(stamps):
+        by_answer.ping_sent(i, sent)
+        by_pong.ping_sent(i, sent)
+        sample = by_pong.pong(i, client, recv)
+        assert sample == SyncSample(float(sent), float(client), float(recv))
+        assert by_answer.answer(i, client, recv) == sample.sent_ms
+    assert by_answer.samples == by_pong.samples
+    assert by_answer.rtts() == by_pong.rtts() == [0.0, 1.0, 5.0, 10.0]
+    assert by_answer.answer(99, 1.0, 2.0) is None and by_answer.dropped == 1
+
+
 def test_time_backwards_raises() -> None:
     sync = ClockSync()
     sync.ping_sent(1, 50.0)

@@ -259,7 +259,11 @@ class Actor:
         if not self._idle or self._queue or task is None or task.done():
             self.submit_batched(fn, *args)
             return
-        self._run_one(fn, args)
+        try:  # (as _run_one, without its call)
+            fn(*args)
+        except Exception as exc:
+            if not isinstance(exc, SlapjackError):
+                log.exception("%s: input failed", self.name)
         if self._ops or self._frames:
             self.submit(_nothing)
 

@@ -74,6 +74,9 @@ class ClockSyncError(SlapjackError):
     code = "bad_time"
 
 
+_isfinite: Final = math.isfinite
+
+
 def _finite(name: str, value: object) -> float:
     if type(value) is float and math.isfinite(value):  # the common case, first
         return value
@@ -221,30 +224,40 @@ class ClockSync:
 
     def ping_sent(self, ping_id: int, now_ms: float) -> None:
         """A ping with ``ping_id`` left at ``now_ms``."""
-        now = _finite("now_ms", now_ms)
-        self._outstanding[ping_id] = now
-        while len(self._outstanding) > MAX_OUTSTANDING:
-            del self._outstanding[next(iter(self._outstanding))]
+        now = now_ms if type(now_ms) is float and _isfinite(now_ms) else _finite("now_ms", now_ms)
+        outstanding = self._outstanding
+        outstanding[ping_id] = now
+        if len(outstanding) > MAX_OUTSTANDING:
+            while len(outstanding) > MAX_OUTSTANDING:
+                del outstanding[next(iter(outstanding))]
 
     def pong(self, ping_id: int, client_ms: float, now_ms: float) -> SyncSample | None:
         """The answer to ``ping_id``. Unknown, repeated or very late pongs are
         ignored (``None``); bad numbers raise :class:`ClockSyncError`."""
-        client = _finite("client_time", client_ms)
-        now = _finite("now_ms", now_ms)
+        sent = self.answer(ping_id, client_ms, now_ms)
+        return None if sent is None else SyncSample(sent, float(client_ms), float(now_ms))
+
+    def answer(self, ping_id: int, client_ms: float, now_ms: float) -> float | None:
+        """:meth:`pong` without the sample: the ping's ``sent_ms`` when the
+        pong counted (the referee's every pong, so no object is made for it)."""
+        if type(client_ms) is float and type(now_ms) is float and _isfinite(client_ms + now_ms):
+            client, now = client_ms, now_ms  # the common case: two finite floats
+        else:
+            client, now = _finite("client_time", client_ms), _finite("now_ms", now_ms)
         sent = self._outstanding.pop(ping_id, None)
         if sent is None:
             self.dropped += 1
             return None
-        if now < sent:
+        rtt = now - sent
+        if rtt < 0.0:
             raise ClockSyncError(
                 f"pong at {now} ms before its ping at {sent} ms", code="time_backwards"
             )
-        sample = SyncSample(sent, client, now)
-        if sample.rtt > MAX_RTT_MS:
+        if rtt > MAX_RTT_MS:
             self.dropped += 1
             return None
-        self._push(sent, client, now, sample.rtt)
-        return sample
+        self._push(sent, client, now, rtt)
+        return sent
 
     def add(self, sample: SyncSample) -> None:
         """Add a sample directly (tests, or a sample measured elsewhere)."""

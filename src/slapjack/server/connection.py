@@ -297,8 +297,10 @@ class Conn:
 
     def waiting_s(self, now: float | None = None) -> float:
         """How long the oldest frame not yet taken by the socket has waited (seconds)."""
-        now = time.perf_counter() if now is None else now
         oldest = self._sending_since
+        if oldest is None and not self._queue:  # the common case: nothing waits
+            return 0.0
+        now = time.perf_counter() if now is None else now
         if self._queue:
             head = self._queue[0]
             if not isinstance(head, _Close):

@@ -146,24 +146,24 @@ class FairReferee:
     # ---------------------------------------------------------------- input
 
     def on_ping_sent(self, seat: int, ping_id: int, now_ms: float) -> None:
-        self.seat(seat).sync.ping_sent(ping_id, now_ms)
+        (self.seats.get(seat) or self.seat(seat)).sync.ping_sent(ping_id, now_ms)
 
     def on_pong(self, seat: int, ping_id: int, client_time_ms: float, now_ms: float) -> None:
-        state = self.seat(seat)
+        state = self.seats.get(seat) or self.seat(seat)
+        sync = state.sync
         try:
-            sample = state.sync.pong(ping_id, client_time_ms, now_ms)
+            sent = sync.answer(ping_id, client_time_ms, now_ms)
         except ClockSyncError:
-            state.sync.dropped += 1
+            sync.dropped += 1
             return
         # (the legs need an offset from a few of the fastest exchanges; the
         # offset alone: the rest of the profile waits until a slap needs it)
-        if sample is None or state.sync.count < state.sync.best:
+        if sent is None or sync.count < sync.best:
             return
-        offset = state.sync.offset()
+        offset = sync.offset()
         if offset is not None:
-            state.ping_legs.append(
-                *one_way(sample.sent_ms, sample.client_ms, sample.client_ms, sample.recv_ms, offset)
-            )
+            client = float(client_time_ms)
+            state.ping_legs.append(*one_way(sent, client, client, float(now_ms), offset))
 
     def on_transport_rtt(
         self,
@@ -179,7 +179,7 @@ class FairReferee:
         state.kernel.append(float(srtt_ms))
 
     def on_card_sent(self, seat: int, flip_id: int, now_ms: float) -> None:
-        state = self.seat(seat)
+        state = self.seats.get(seat) or self.seat(seat)
         sent, first = state.sent, state.first_sent
         sent.pop(flip_id, None)  # (to the end: the latest)
         sent[flip_id] = float(now_ms)

@@ -184,9 +184,12 @@ class Pinger:
 
     def _ping(self, due: list[_Socket]) -> None:
         tick = self._tick
+        sockets = self._sockets
+        monotonic = time.monotonic
+        alone = 0
         for entry in due:
             conn = entry.conn
-            if self._sockets.get(conn) is not entry or conn.closed:
+            if sockets.get(conn) is not entry or conn.closed:
                 continue
             if entry.not_reading():
                 log.warning(
@@ -198,7 +201,7 @@ class Pinger:
                 asyncio.get_running_loop().call_later(ABORT_AFTER_S, _abort_if_stuck, entry)
                 continue
             if entry.keepalive is not None:
-                entry.keepalive(time.monotonic())
+                entry.keepalive(monotonic())
             if not conn.welcomed:
                 self._schedule(entry, PING_FIRST_S, tick)
                 continue
@@ -206,18 +209,21 @@ class Pinger:
                 entry.ridden = False
                 self._schedule(entry, PING_EVERY_S, tick)
                 continue
-            entry.ping_id += 1
+            ping_id = entry.ping_id = entry.ping_id + 1
             self._schedule(
-                entry, PING_FIRST_S if entry.ping_id < PING_FIRST_COUNT else PING_EVERY_S, tick
+                entry, PING_FIRST_S if ping_id < PING_FIRST_COUNT else PING_EVERY_S, tick
             )
-            METRICS.count("pings_alone")
-            now = entry.room.now()
-            conn.pinged = entry.ping_id
+            alone += 1
+            room = entry.room
+            now = room.now()
+            conn.pinged = ping_id
             ride, conn.ride = conn.ride, None  # a ping carries no other ping
-            conn.send(ping_frame(entry.ping_id, round(now, 3)))
-            if conn.ride is None and self._sockets.get(conn) is entry:
+            conn.send(ping_frame(ping_id, round(now, 3)))
+            if conn.ride is None and sockets.get(conn) is entry:
                 conn.ride = ride
-            entry.room.on_ping_sent(conn, entry.ping_id, now)
+            room.on_ping_sent(conn, ping_id, now)
+        if alone:
+            METRICS.count("pings_alone", alone)
 
     def _ride(self, entry: _Socket) -> str | None:
         """The ping for ``entry``'s socket, stamped now, if its next ping is a

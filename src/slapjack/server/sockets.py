@@ -14,6 +14,7 @@ import logging
 import socket
 import struct
 import time
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
@@ -205,10 +206,13 @@ def inline_frames(ws: WebSocket, on_text: Callable[[str], bool], *, split: bool 
         return False
     queued = proto.handle_text
     queue = proto.queue
+    waiting = getattr(queue, "_queue", None)  # an asyncio.Queue's deque: no call to look
+    if not isinstance(waiting, deque):
+        waiting = None
 
     def text_received(data: bytes) -> bool:
         """``data`` handled here (``True``), or to go the usual way."""
-        if queue.qsize() or proto.close_sent:
+        if (waiting if waiting is not None else queue.qsize()) or proto.close_sent:
             return False
         try:
             text = data.decode()
