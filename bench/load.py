@@ -45,6 +45,7 @@ import contextlib
 import json
 import multiprocessing as mp
 import os
+import platform
 import random
 import resource
 import shlex
@@ -478,6 +479,26 @@ def proc_memory_mb(pid: int) -> tuple[float, float]:
     return rss, hwm
 
 
+def server_python(pid: int) -> dict[str, Any]:
+    """The server process's interpreter: its executable, the Python version
+    (this script's when the script started the server with its own
+    interpreter, else unknown) and whether libpython is a shared library
+    mapped into the process or linked into the executable. The same code runs
+    at quite different speeds on different builds of one Python version
+    (docs/benchmarks.md, "The interpreter"), so a figure says which it had."""
+    try:
+        exe = os.path.realpath(f"/proc/{pid}/exe")
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return {"executable": None, "version": None, "libpython": None}
+    mine = os.path.realpath(sys.executable)
+    return {
+        "executable": exe,
+        "version": platform.python_version() if exe == mine else None,
+        "libpython": "shared" if "/libpython" in maps else "static",
+    }
+
+
 def cpu_pressure() -> float | None:
     """The share of the last 10 s in which some task waited for a CPU (PSI), %."""
     try:
@@ -530,6 +551,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             )
         pid = int(httpx.get(f"{url}/api/metrics", timeout=60).json()["pid"])
         rss_idle, _ = proc_memory_mb(pid)
+        interpreter = server_python(pid)
         rooms = args.players // SEATS
         procs = max(1, min(args.procs, rooms))
         ctx = mp.get_context("spawn")
@@ -586,6 +608,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             pipe.send("quit")
         wall = t1 - t0
         out = summarise(args, parts, server_metrics, wall, cpu1 - cpu0, rss, hwm, rss_idle, ramp_s)
+        out = {k: v for k, v in out.items() if k != "server"} | {
+            "server_python": interpreter,
+            "server": out["server"],
+        }
         if args.after_leave > 0:
             out["after_leave"] = after_leave(url, workers, server_metrics, args.after_leave)
         return out

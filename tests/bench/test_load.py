@@ -8,6 +8,7 @@ freed when they leave."""
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -43,5 +44,10 @@ def test_two_hundred_players_for_ten_seconds_lose_nothing() -> None:
     left = result["after_leave"]
     assert left["connections"] == 0, left
     assert left["full_collections_between"] > 0 or left["blocks_freed_per_player"] > 80, left
+    # which interpreter served (figures differ between builds of one version)
+    python = result["server_python"]
+    assert python["executable"] == str(Path(sys.executable).resolve()), python
+    assert python["version"] == platform.python_version(), python
+    assert python["libpython"] in ("shared", "static"), python
     pid = result["server"]["pid"]
     assert not Path(f"/proc/{pid}").exists(), "the server outlived the run"
