@@ -220,7 +220,7 @@ class Room(Waiting, Handover, RefereeInputs, Actor):
             self._persisted = len(table.record.actions)
         if live.cue != self._cue:
             self._cue, self._card_sent = live.cue, live.game.flips
-        covered = tuple(live.seating.covered[s] for s in range(len(self.seats)))
+        covered = tuple(live.seating.covered)
         changed = force or bool(events) or covered != self._covered
         self._covered = covered
         if live.game.over and self.status == "playing":

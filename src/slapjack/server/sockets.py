@@ -262,13 +262,18 @@ def inline_pongs(ws: WebSocket, answer: Callable[[int, float], bool]) -> bool:
     return inline_frames(ws, on_text)
 
 
+_SHORT_HEADERS: Final = tuple(bytes((0x81, n)) for n in range(126))
+_pack_16: Final = struct.Struct("!BBH").pack
+_pack_64: Final = struct.Struct("!BBQ").pack
+
+
 def _text_header(n: int) -> bytes:
     """The header of an unmasked, final text frame of ``n`` bytes (RFC 6455 5.2)."""
     if n < 126:
-        return bytes((0x81, n))
+        return _SHORT_HEADERS[n]
     if n < 65536:
-        return struct.pack("!BBH", 0x81, 126, n)
-    return struct.pack("!BBQ", 0x81, 127, n)
+        return _pack_16(0x81, 126, n)
+    return _pack_64(0x81, 127, n)
 
 
 def _abort(ws: WebSocket) -> None:
