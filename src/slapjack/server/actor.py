@@ -206,11 +206,7 @@ class Actor:
         Anything else the input prepared (several ops, others than appends)
         is written by the task as before."""
         self._idle = False
-        try:
-            fn()
-        except Exception as exc:
-            if not isinstance(exc, SlapjackError):
-                log.exception("%s: input failed", self.name)
+        self._run_one(fn, ())
         ops = self._ops
         if len(ops) == 1 and not self._started:
             start = getattr(ops[0], "start", None)
@@ -259,11 +255,7 @@ class Actor:
         if not self._idle or self._queue or task is None or task.done():
             self.submit_batched(fn, *args)
             return
-        try:  # (as _run_one, without its call)
-            fn(*args)
-        except Exception as exc:
-            if not isinstance(exc, SlapjackError):
-                log.exception("%s: input failed", self.name)
+        self._run_one(fn, args)
         if self._ops or self._frames:
             self.submit(_nothing)
 
@@ -274,8 +266,9 @@ class Actor:
             self._run_one(fn, args)
 
     def _run_one(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        """One batched input: a refusal (``SlapjackError``) is its answer, any
-        other error is logged; neither stops the inputs after it."""
+        """One input run outside the task's own loop (batched, or at once): a
+        refusal (``SlapjackError``) is its answer, any other error is logged;
+        neither stops the inputs after it."""
         try:
             fn(*args)
         except Exception as exc:

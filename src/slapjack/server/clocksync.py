@@ -74,9 +74,6 @@ class ClockSyncError(SlapjackError):
     code = "bad_time"
 
 
-_isfinite: Final = math.isfinite
-
-
 def _finite(name: str, value: object) -> float:
     if type(value) is float and math.isfinite(value):  # the common case, first
         return value
@@ -224,12 +221,10 @@ class ClockSync:
 
     def ping_sent(self, ping_id: int, now_ms: float) -> None:
         """A ping with ``ping_id`` left at ``now_ms``."""
-        now = now_ms if type(now_ms) is float and _isfinite(now_ms) else _finite("now_ms", now_ms)
         outstanding = self._outstanding
-        outstanding[ping_id] = now
-        if len(outstanding) > MAX_OUTSTANDING:
-            while len(outstanding) > MAX_OUTSTANDING:
-                del outstanding[next(iter(outstanding))]
+        outstanding[ping_id] = _finite("now_ms", now_ms)
+        while len(outstanding) > MAX_OUTSTANDING:
+            del outstanding[next(iter(outstanding))]
 
     def pong(self, ping_id: int, client_ms: float, now_ms: float) -> SyncSample | None:
         """The answer to ``ping_id``. Unknown, repeated or very late pongs are
@@ -240,7 +235,7 @@ class ClockSync:
     def answer(self, ping_id: int, client_ms: float, now_ms: float) -> float | None:
         """:meth:`pong` without the sample: the ping's ``sent_ms`` when the
         pong counted (the referee's every pong, so no object is made for it)."""
-        if type(client_ms) is float and type(now_ms) is float and _isfinite(client_ms + now_ms):
+        if type(client_ms) is float and type(now_ms) is float and math.isfinite(client_ms + now_ms):
             client, now = client_ms, now_ms  # the common case: two finite floats
         else:
             client, now = _finite("client_time", client_ms), _finite("now_ms", now_ms)

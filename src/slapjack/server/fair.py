@@ -146,10 +146,10 @@ class FairReferee:
     # ---------------------------------------------------------------- input
 
     def on_ping_sent(self, seat: int, ping_id: int, now_ms: float) -> None:
-        (self.seats.get(seat) or self.seat(seat)).sync.ping_sent(ping_id, now_ms)
+        self.seat(seat).sync.ping_sent(ping_id, now_ms)
 
     def on_pong(self, seat: int, ping_id: int, client_time_ms: float, now_ms: float) -> None:
-        state = self.seats.get(seat) or self.seat(seat)
+        state = self.seat(seat)
         sync = state.sync
         try:
             sent = sync.answer(ping_id, client_time_ms, now_ms)
@@ -179,7 +179,7 @@ class FairReferee:
         state.kernel.append(float(srtt_ms))
 
     def on_card_sent(self, seat: int, flip_id: int, now_ms: float) -> None:
-        state = self.seats.get(seat) or self.seat(seat)
+        state = self.seat(seat)
         sent, first = state.sent, state.first_sent
         sent.pop(flip_id, None)  # (to the end: the latest)
         sent[flip_id] = float(now_ms)

@@ -114,8 +114,6 @@ class Pinger:
         self.tick_s = tick_s
         self.ride_s = RIDE_S if ride_s is None else ride_s
         self._wheel: dict[int, list[_Socket]] = {}
-        self._ticks: dict[float, int] = {}
-        """Ticks from one slot to the next for each delay (a delay is one of a few)."""
         self._sockets: dict[Conn, _Socket] = {}
         self._task: asyncio.Task[None] | None = None
         self._tick = 0
@@ -167,10 +165,7 @@ class Pinger:
         late pinger catches up on would land in one slot, the next tick would
         be that much longer and later still, and the slots would keep merging
         (at 6,000 players one tick had 2,065 sockets of the 300 a tick should)."""
-        ticks = self._ticks.get(delay_s)
-        if ticks is None:
-            ticks = self._ticks[delay_s] = max(1, round(delay_s / self.tick_s))
-        at = (self._now_tick() if base is None else base) + ticks
+        at = (self._now_tick() if base is None else base) + max(1, round(delay_s / self.tick_s))
         slot = self._wheel.get(at)
         if slot is None:
             self._wheel[at] = [entry]
