@@ -536,6 +536,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = Path(tempfile.mkdtemp(prefix="slapjack-load-"))
     proc: subprocess.Popen[str] | None = None
     workers: list[tuple[Any, Connection]] = []
+    finished = False
     try:
         if args.url:
             check_loopback(args.url)
@@ -614,10 +615,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         }
         if args.after_leave > 0:
             out["after_leave"] = after_leave(url, workers, server_metrics, args.after_leave)
+        finished = True
         return out
     finally:
         for p, _pipe in workers:
-            p.join(10)
+            p.join(10 if finished else 0.5)  # told to quit; else not told: ended now
             if p.is_alive():
                 p.kill()
         if proc is not None:
@@ -774,9 +776,16 @@ def _bounded(seconds: float) -> None:
     """SIGALRM (and SIGTERM) end the run through its ``finally`` clauses."""
 
     def stop(signum: int, frame: Any) -> None:
+        # once: a second signal (a wrapper's own timeout, another Ctrl-C) must
+        # not cut short the cleanup the first one started (the server's session
+        # would outlive the run)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.alarm(0)
         raise SystemExit(f"load run stopped by signal {signum}")
 
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGALRM, stop)
     signal.alarm(int(seconds))
 

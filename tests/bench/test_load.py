@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import platform
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,58 @@ def test_two_hundred_players_for_ten_seconds_lose_nothing() -> None:
     assert python["libpython"] in ("shared", "static"), python
     pid = result["server"]["pid"]
     assert not Path(f"/proc/{pid}").exists(), "the server outlived the run"
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (the server and the generators)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    """``pid``'s command line; empty for a process gone or a zombie."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.mark.timeout(120)
+def test_stopped_while_players_arrive_leaves_nothing_running() -> None:
+    """A run stopped in its ramp (a wrapper's timeout: SIGTERM, then another
+    while it cleans up) ends its generators and its server's session, and soon."""
+    args = ["--players", "2000", "--seconds", "10", "--ramp-rate", "100", "--procs", "2"]
+    run = subprocess.Popen(
+        [sys.executable, str(BENCH), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        children: list[int] = []
+        for _ in range(300):  # the server and both generators started
+            children = _children(run.pid)
+            if len(children) >= 3:
+                break
+            time.sleep(0.1)
+        assert len(children) >= 3, children
+        time.sleep(1.0)  # rooms being made
+        run.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        run.send_signal(signal.SIGTERM)  # during the cleanup: ignored
+        _out, err = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode != 0
+    assert "stopped by signal 15" in err, err[-2000:]
+    time.sleep(0.5)  # a killed generator's exit reaped by init
+    alive = {pid: _cmdline(pid) for pid in children if Path(f"/proc/{pid}").exists()}
+    assert not any(alive.values()), f"outlived the run: {alive}"
