@@ -7,7 +7,10 @@ freed when they leave."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import json
+import os
 import platform
 import signal
 import subprocess
@@ -108,3 +111,85 @@ def test_stopped_while_players_arrive_leaves_nothing_running() -> None:
     time.sleep(0.5)  # a killed generator's exit reaped by init
     alive = {pid: _cmdline(pid) for pid in children if Path(f"/proc/{pid}").exists()}
     assert not any(alive.values()), f"outlived the run: {alive}"
+
+
+@pytest.mark.timeout(120)
+def test_a_generator_that_dies_fails_the_run_at_once() -> None:
+    """A generator process that dies in the ramp ends the run with its reason,
+    not after the run's deadline (the parent kept the child's end of the pipe
+    open, so the child's death never read as end-of-file)."""
+    args = ["--players", "2000", "--seconds", "10", "--ramp-rate", "100", "--procs", "2"]
+    run = subprocess.Popen(
+        [sys.executable, str(BENCH), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        children: list[int] = []
+        generators: list[int] = []
+        for _ in range(300):  # the server and both generators started
+            children = _children(run.pid)
+            generators = [pid for pid in children if "spawn_main" in _cmdline(pid)]
+            if len(generators) == 2:
+                break
+            time.sleep(0.1)
+        assert len(generators) == 2, {pid: _cmdline(pid) for pid in children}
+        time.sleep(1.0)
+        os.kill(generators[-1], signal.SIGKILL)
+        _out, err = run.communicate(timeout=40)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode != 0
+    assert f"generator {generators[-1]} died" in err, err[-2000:]
+    time.sleep(0.5)
+    alive = {pid: _cmdline(pid) for pid in children if Path(f"/proc/{pid}").exists()}
+    assert not any(alive.values()), f"outlived the run: {alive}"
+
+
+def test_a_lobby_request_whose_connection_broke_is_sent_again() -> None:
+    """The generator's lobby requests: one whose connection the server closed
+    without an answer is sent again on a new connection, and counted."""
+    spec = importlib.util.spec_from_file_location("bench_load", BENCH)
+    assert spec is not None and spec.loader is not None
+    load = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = load  # (its dataclasses look their module up)
+    try:
+        spec.loader.exec_module(load)
+    finally:
+        del sys.modules[spec.name]
+    requests: list[bytes] = []
+
+    async def lobby(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(next(
+                line.split(b":")[1] for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            ))  # fmt: skip
+            await reader.readexactly(length)
+            requests.append(head.split(b" ")[1])
+            if len(requests) == 2:  # the first join: no answer, the connection closed
+                writer.close()
+                return
+            body = (
+                b'{"code": "ABCDE"}' if head.startswith(b"POST /api/rooms ") else b'{"token": "t"}'
+            )
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                b"content-length: %d\r\n\r\n%s" % (len(body), body)
+            )
+            await writer.drain()
+
+    async def main() -> tuple[int, int]:
+        server = await asyncio.start_server(lobby, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            worker = load.Worker(0, {"seed": 1})
+            seats = await worker.make_rooms(f"http://127.0.0.1:{port}", 1)
+        return len(seats), worker.stats.lobby_retries
+
+    assert asyncio.run(main()) == (4, 1)
+    assert requests[0] == b"/api/rooms"
+    assert requests[1:] == [b"/api/rooms/ABCDE/join"] * 5  # the broken one, sent again
