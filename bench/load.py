@@ -302,18 +302,17 @@ class Worker:
                 """A lobby request; one whose connection broke is sent again on a
                 new one (a room made or a seat taken twice fails the run later:
                 a room with an empty seat, a join refused as room_full)."""
-                for attempt in range(3):
+                for attempt in (1, 2, 3):
                     try:
                         answer = await http.post(path, json=body)
+                        break
                     except httpx.TransportError as exc:
-                        if attempt == 2:
+                        if attempt == 3:
                             raise
                         self.stats.lobby_retries += 1
                         print(f"  generator {self.index}: {path}: {exc!r}, again", file=sys.stderr)
-                        continue
-                    answer.raise_for_status()
-                    return answer.json()
-                raise AssertionError("unreachable")
+                answer.raise_for_status()
+                return answer.json()
 
             async def make_room() -> None:
                 async with gate:
@@ -793,7 +792,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _bounded(seconds: float) -> None:
-    """SIGALRM (and SIGTERM) end the run through its ``finally`` clauses."""
+    """SIGALRM (the time bound), SIGTERM and SIGINT end the run through its
+    ``finally`` clauses; the first of them only."""
 
     def stop(signum: int, frame: Any) -> None:
         # once: a second signal (a wrapper's own timeout, another Ctrl-C) must
