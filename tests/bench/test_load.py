@@ -8,6 +8,7 @@ freed when they leave."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -16,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -79,45 +81,11 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-@pytest.mark.timeout(120)
-def test_stopped_while_players_arrive_leaves_nothing_running() -> None:
-    """A run stopped in its ramp (a wrapper's timeout: SIGTERM, then another
-    while it cleans up) ends its generators and its server's session, and soon."""
-    args = ["--players", "2000", "--seconds", "10", "--ramp-rate", "100", "--procs", "2"]
-    run = subprocess.Popen(
-        [sys.executable, str(BENCH), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        children: list[int] = []
-        for _ in range(300):  # the server and both generators started
-            children = _children(run.pid)
-            if len(children) >= 3:
-                break
-            time.sleep(0.1)
-        assert len(children) >= 3, children
-        time.sleep(1.0)  # rooms being made
-        run.send_signal(signal.SIGTERM)
-        time.sleep(0.2)
-        run.send_signal(signal.SIGTERM)  # during the cleanup: ignored
-        _out, err = run.communicate(timeout=30)
-    finally:
-        if run.poll() is None:
-            run.kill()
-    assert run.returncode != 0
-    assert "stopped by signal 15" in err, err[-2000:]
-    time.sleep(0.5)  # a killed generator's exit reaped by init
-    alive = {pid: _cmdline(pid) for pid in children if Path(f"/proc/{pid}").exists()}
-    assert not any(alive.values()), f"outlived the run: {alive}"
-
-
-@pytest.mark.timeout(120)
-def test_a_generator_that_dies_fails_the_run_at_once() -> None:
-    """A generator process that dies in the ramp ends the run with its reason,
-    not after the run's deadline (the parent kept the child's end of the pipe
-    open, so the child's death never read as end-of-file)."""
+@contextlib.contextmanager
+def _ramping() -> Iterator[tuple[subprocess.Popen[str], list[int], list[int]]]:
+    """A run of 2,000 players making its rooms (slowly): the run, its
+    children (the server, the generators, multiprocessing's helper) and the
+    generators; killed if still there at the end."""
     args = ["--players", "2000", "--seconds", "10", "--ramp-rate", "100", "--procs", "2"]
     run = subprocess.Popen(
         [sys.executable, str(BENCH), *args],
@@ -131,21 +99,48 @@ def test_a_generator_that_dies_fails_the_run_at_once() -> None:
         for _ in range(300):  # the server and both generators started
             children = _children(run.pid)
             generators = [pid for pid in children if "spawn_main" in _cmdline(pid)]
-            if len(generators) == 2:
+            if len(generators) == 2 and len(children) >= 3:
                 break
             time.sleep(0.1)
         assert len(generators) == 2, {pid: _cmdline(pid) for pid in children}
-        time.sleep(1.0)
-        os.kill(generators[-1], signal.SIGKILL)
-        _out, err = run.communicate(timeout=40)
+        time.sleep(1.0)  # rooms being made
+        yield run, children, generators
     finally:
         if run.poll() is None:
             run.kill()
-    assert run.returncode != 0
-    assert f"generator {generators[-1]} died" in err, err[-2000:]
-    time.sleep(0.5)
+
+
+def _none_left(children: list[int]) -> None:
+    time.sleep(0.5)  # a killed generator's exit reaped by init
     alive = {pid: _cmdline(pid) for pid in children if Path(f"/proc/{pid}").exists()}
     assert not any(alive.values()), f"outlived the run: {alive}"
+
+
+@pytest.mark.timeout(120)
+def test_stopped_while_players_arrive_leaves_nothing_running() -> None:
+    """A run stopped in its ramp (a wrapper's timeout: SIGTERM, then another
+    while it cleans up) ends its generators and its server's session, and soon."""
+    with _ramping() as (run, children, _generators):
+        run.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        run.send_signal(signal.SIGTERM)  # during the cleanup: ignored
+        _out, err = run.communicate(timeout=30)
+    assert run.returncode != 0
+    assert "stopped by signal 15" in err, err[-2000:]
+    _none_left(children)
+
+
+@pytest.mark.timeout(120)
+def test_a_generator_that_dies_fails_the_run_at_once() -> None:
+    """A generator process that dies in the ramp ends the run with its reason,
+    not after the run's deadline (the parent kept the child's end of the pipe
+    open, so the child's death never read as end-of-file)."""
+    with _ramping() as (run, children, generators):
+        os.kill(generators[-1], signal.SIGKILL)
+        _out, err = run.communicate(timeout=40)
+    assert run.returncode != 0
+    assert f"generator {generators[-1]} died" in err, err[-2000:]
+    _none_left(children)
 
 
 def test_a_lobby_request_whose_connection_broke_is_sent_again() -> None:
