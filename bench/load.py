@@ -100,8 +100,6 @@ class WorkerStats:
     flips_sent: int = 0
     slaps_sent: int = 0
     pongs_sent: int = 0
-    lobby_retries: int = 0
-    """Lobby requests sent again after their connection broke (see ``make_rooms``)."""
     lateness: list[float] = field(default_factory=list)
     """How late this process's flip/slap timers fired (ms): its own lag."""
     cpu_s: float = 0.0
@@ -298,29 +296,14 @@ class Worker:
         limits = httpx.Limits(max_connections=8)
         async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as http:
 
-            async def post(path: str, body: dict[str, Any]) -> Any:
-                """A lobby request; one whose connection broke is sent again on a
-                new one (a room made or a seat taken twice fails the run later:
-                a room with an empty seat, a join refused as room_full)."""
-                for attempt in (1, 2, 3):
-                    try:
-                        answer = await http.post(path, json=body)
-                        break
-                    except httpx.TransportError as exc:
-                        if attempt == 3:
-                            raise
-                        self.stats.lobby_retries += 1
-                        print(f"  generator {self.index}: {path}: {exc!r}, again", file=sys.stderr)
-                answer.raise_for_status()
-                return answer.json()
-
             async def make_room() -> None:
                 async with gate:
                     body = {"seats": SEATS, "public": False, "turn_seconds": 5}
-                    code = (await post("/api/rooms", body))["code"]
+                    code = (await http.post("/api/rooms", json=body)).json()["code"]
                     room = RoomRun(code)
                     for s in range(SEATS):
-                        joined = await post(f"/api/rooms/{code}/join", {"name": f"P{s}"})
+                        path = f"/api/rooms/{code}/join"
+                        joined = (await http.post(path, json={"name": f"P{s}"})).json()
                         seats.append((room, joined["token"]))
 
             await asyncio.gather(*(make_room() for _ in range(rooms)))
@@ -727,7 +710,6 @@ def summarise(
         "lost": total("lost"),
         "out_of_order": total("out_of_order"),
         "errors": errors,
-        "lobby_retries": total("lobby_retries"),
         "server_cpu_pct": round(100.0 * server_cpu_s / wall, 1),
         "server_us_per_player_s": round(1e6 * server_cpu_s / wall / max(connected, 1), 1),
         "server_us_per_frame": round(1e6 * server_cpu_s / max(frames_both, 1), 1),

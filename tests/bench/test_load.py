@@ -7,9 +7,7 @@ freed when they leave."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import importlib.util
 import json
 import os
 import platform
@@ -141,50 +139,3 @@ def test_a_generator_that_dies_fails_the_run_at_once() -> None:
     assert run.returncode != 0
     assert f"generator {generators[-1]} died" in err, err[-2000:]
     _none_left(children)
-
-
-def test_a_lobby_request_whose_connection_broke_is_sent_again() -> None:
-    """The generator's lobby requests: one whose connection the server closed
-    without an answer is sent again on a new connection, and counted."""
-    spec = importlib.util.spec_from_file_location("bench_load", BENCH)
-    assert spec is not None and spec.loader is not None
-    load = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = load  # (its dataclasses look their module up)
-    try:
-        spec.loader.exec_module(load)
-    finally:
-        del sys.modules[spec.name]
-    requests: list[bytes] = []
-
-    async def lobby(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while True:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int(next(
-                line.split(b":")[1] for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length")
-            ))  # fmt: skip
-            await reader.readexactly(length)
-            requests.append(head.split(b" ")[1])
-            if len(requests) == 2:  # the first join: no answer, the connection closed
-                writer.close()
-                return
-            body = (
-                b'{"code": "ABCDE"}' if head.startswith(b"POST /api/rooms ") else b'{"token": "t"}'
-            )
-            writer.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                b"content-length: %d\r\n\r\n%s" % (len(body), body)
-            )
-            await writer.drain()
-
-    async def main() -> tuple[int, int]:
-        server = await asyncio.start_server(lobby, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        async with server:
-            worker = load.Worker(0, {"seed": 1})
-            seats = await worker.make_rooms(f"http://127.0.0.1:{port}", 1)
-        return len(seats), worker.stats.lobby_retries
-
-    assert asyncio.run(main()) == (4, 1)
-    assert requests[0] == b"/api/rooms"
-    assert requests[1:] == [b"/api/rooms/ABCDE/join"] * 5  # the broken one, sent again
