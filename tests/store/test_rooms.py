@@ -18,6 +18,7 @@ from slapjack.store import (
     CorruptRow,
     InvalidRecord,
     RoomExists,
+    StaleOwner,
     StoreClosed,
     StoreUnavailable,
     UnknownRoom,
@@ -175,6 +176,38 @@ async def test_reset_room_starts_a_new_game_and_keeps_seats(store: SqlStore) -> 
         await store.update_settings("NOPE", {})
 
 
+async def test_reset_room_writes_seats_and_settings_with_the_header(store: SqlStore) -> None:
+    """A rematch's header, seats and settings are one transaction: all of
+    them, or (a seat refused, the room fenced off) none."""
+    first, _ = play(4)
+    second, _ = play(5)
+    await store.create_room("R5", SETTINGS, header_of(first))
+    await store.set_seat("R5", 0, "Ann", hash_token("a"))
+    for i, action in enumerate(actions_of(first)[:6]):
+        await store.append_action("R5", i, action)
+    later = {**SETTINGS, "game_no": 2}
+    bots = [(1, "Bot 2", None, True, "casual"), (2, "Bot 3", None, True, "expert")]
+    await store.reset_room("R5", header_of(second), settings=later, seats=bots)
+    room = await store.load_room("R5")
+    assert (room.header, room.actions, room.settings) == (header_of(second), (), later)
+    assert [(s.seat, s.name, s.is_bot, s.bot_level) for s in room.seats] == [
+        (0, "Ann", False, None),
+        (1, "Bot 2", True, "casual"),
+        (2, "Bot 3", True, "expert"),
+    ]
+    for i, action in enumerate(actions_of(second)[:3]):
+        await store.append_action("R5", i, action)
+    with pytest.raises(BadInput):  # a bad seat: checked before anything is written
+        await store.reset_room(
+            "R5", header_of(first), settings=SETTINGS, seats=[(9, "", None, False, None)]
+        )
+    epoch = await store.claim_room("R5", "node-a")
+    with pytest.raises(StaleOwner):  # fenced off: nothing of it is written
+        await store.reset_room("R5", header_of(first), epoch=epoch - 1, settings=SETTINGS)
+    kept = await store.load_room("R5")
+    assert (kept.header, kept.settings, len(kept.actions)) == (header_of(second), later, 3)
+
+
 async def test_close_room_forgets_it(store: SqlStore) -> None:
     table, _ = play(6)
     for code in ("A1", "B2"):
@@ -231,6 +264,11 @@ async def test_close_room_forgets_it(store: SqlStore) -> None:
         ),
         (lambda s, h: s.append_action("OK", 0, ["t", 0]), BadInput),
         (lambda s, h: s.append_action("OK", 0, {"t": 0, "x": object()}), BadInput),
+        (lambda s, h: s.reset_room("OK", h, settings={"x": math.nan}), BadInput),
+        (lambda s, h: s.reset_room("OK", h, seats=[(0, "Anna", None, False)]), BadInput),
+        (lambda s, h: s.reset_room("OK", h, seats=[(0, "", None, False, None)]), BadInput),
+        (lambda s, h: s.reset_room("OK", h, seats=[(0, "Anna", None, "no", None)]), BadInput),
+        (lambda s, h: s.reset_room("OK", h, seats="Anna"), BadInput),
     ],
 )
 async def test_bad_input_is_a_typed_error_and_changes_nothing(

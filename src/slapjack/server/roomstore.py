@@ -75,17 +75,19 @@ class RoomWrites:
         self, snap: RoomSnapshot, header: dict[str, Any], seats: Sequence[SeatState] = ()
     ) -> StoreOp:
         """A game starts in a stored room (the first one, or a rematch): the
-        new game's header, ``seats`` (bots that filled the free seats), then
-        the settings."""
-        taken = [(i, s.name, s.token_hash, s.bot) for i, s in enumerate(seats) if s.name]
+        new game's header, ``seats`` (bots that filled the free seats) and the
+        settings, in one transaction (a restart never meets the new game under
+        the settings, the game number, of the one before)."""
+        taken = [
+            (i, s.name, s.token_hash, s.bot is not None, s.bot)
+            for i, s in enumerate(seats)
+            if s.name
+        ]
 
         async def reset() -> None:
-            await self.store.reset_room(self.code, header, epoch=self.epoch)
-            for i, name, token_hash, bot in taken:
-                await self.store.set_seat(
-                    self.code, i, name, token_hash, bot is not None, bot, epoch=self.epoch
-                )
-            await self.settings(snap)()
+            await self.store.reset_room(
+                self.code, header, epoch=self.epoch, settings=self._settings(snap), seats=taken
+            )
 
         return reset
 
@@ -106,13 +108,16 @@ class RoomWrites:
         (write-behind: the finish may be written after the op was made)."""
 
         async def write() -> None:
-            data = snap.to_dict()
-            game_id = self._game_id()
-            if game_id is not None:
-                data["game_id"] = game_id
-            await self.store.update_settings(self.code, data, epoch=self.epoch)
+            await self.store.update_settings(self.code, self._settings(snap), epoch=self.epoch)
 
         return write
+
+    def _settings(self, snap: RoomSnapshot) -> dict[str, Any]:
+        data = snap.to_dict()
+        game_id = self._game_id()
+        if game_id is not None:
+            data["game_id"] = game_id
+        return data
 
     def finish(self, record: Record, snap: RoomSnapshot) -> StoreOp:
         """A game that ended: into the history, then the settings that say so."""

@@ -31,12 +31,12 @@ from .base import (
     Ownership,
     RoomState,
     Seat,
+    SeatWrite,
     check_action,
     check_code,
     check_epoch,
     check_header,
     check_index,
-    check_name,
     check_object,
     check_owner,
     check_seat,
@@ -44,6 +44,7 @@ from .base import (
     from_ms,
     load_json,
     now_ms,
+    seat_row,
 )
 from .errors import (
     BadInput,
@@ -80,6 +81,13 @@ class Conn(Protocol):
 SELECT_ACTION_SQL: Final = "SELECT action FROM room_actions WHERE code = ? AND idx = ?"
 INSERT_ACTION_SQL: Final = "INSERT INTO room_actions (code, idx, action) VALUES (?, ?, ?)"
 UPDATE_NEXT_SQL: Final = "UPDATE rooms SET next_index = ? WHERE code = ?"
+UPSERT_SEAT_SQL: Final = (
+    "INSERT INTO room_seats (code, seat, name, token_hash, is_bot, bot_level)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (code, seat) DO UPDATE SET name = excluded.name,"
+    " token_hash = excluded.token_hash, is_bot = excluded.is_bot,"
+    " bot_level = excluded.bot_level"
+)
 
 
 class SqlStore(HistorySql, ABC):
@@ -320,11 +328,25 @@ class SqlStore(HistorySql, ABC):
     # --------------------------------------------------------------- room writes
 
     async def reset_room(
-        self, code: str, record_header: Mapping[str, Any], *, epoch: int | None = None
+        self,
+        code: str,
+        record_header: Mapping[str, Any],
+        *,
+        epoch: int | None = None,
+        settings: Mapping[str, Any] | None = None,
+        seats: Sequence[SeatWrite] = (),
     ) -> None:
         code = check_code(code)
         epoch = _epoch(epoch)
         header_text = dump_json(check_header(record_header), "record_header")
+        settings_text = (
+            None if settings is None else dump_json(check_object(settings, "settings"), "settings")
+        )
+        if not isinstance(seats, Sequence) or not all(
+            isinstance(seat, tuple) and len(seat) == 5 for seat in seats
+        ):
+            raise BadInput("seats are (seat, name, token_hash, is_bot, bot_level) tuples")
+        seat_rows = [seat_row(code, *seat) for seat in seats]
 
         async def body(conn: Conn) -> None:
             if epoch is not None:
@@ -338,6 +360,12 @@ class SqlStore(HistorySql, ABC):
             if not changed:
                 raise UnknownRoom(f"no live room {code}")
             await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
+            for row in seat_rows:
+                await conn.execute(UPSERT_SEAT_SQL, *row)
+            if settings_text is not None:
+                await conn.execute(
+                    "UPDATE rooms SET settings = ? WHERE code = ?", settings_text, code
+                )
 
         await self._run(body, write=True)
 
@@ -367,30 +395,12 @@ class SqlStore(HistorySql, ABC):
         *,
         epoch: int | None = None,
     ) -> None:
-        code, seat, name = check_code(code), check_seat(seat), check_name(name)
+        row = seat_row(check_code(code), seat, name, token_hash, is_bot, bot_level)
         epoch = _epoch(epoch)
-        if token_hash is not None and (not isinstance(token_hash, str) or len(token_hash) > 200):
-            raise BadInput("token_hash is text of at most 200 characters, or None")
-        if not isinstance(is_bot, bool):
-            raise BadInput(f"is_bot must be true or false, got {is_bot!r}")
-        if bot_level is not None and (not isinstance(bot_level, str) or len(bot_level) > 40):
-            raise BadInput("bot_level is a short text or None")
 
         async def body(conn: Conn) -> None:
-            await self._require_room(conn, code, epoch)
-            await conn.execute(
-                "INSERT INTO room_seats (code, seat, name, token_hash, is_bot, bot_level)"
-                " VALUES (?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (code, seat) DO UPDATE SET name = excluded.name,"
-                " token_hash = excluded.token_hash, is_bot = excluded.is_bot,"
-                " bot_level = excluded.bot_level",
-                code,
-                seat,
-                name,
-                token_hash,
-                int(is_bot),
-                bot_level,
-            )
+            await self._require_room(conn, row[0], epoch)
+            await conn.execute(UPSERT_SEAT_SQL, *row)
 
         await self._run(body, write=True)
 

@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol, runtime_checkable
@@ -161,6 +161,11 @@ class PlayerStats:
         }
 
 
+SeatWrite = tuple[int, str, str | None, bool, str | None]
+"""A seat as :meth:`Store.reset_room` writes it: ``(seat, name, token_hash,
+is_bot, bot_level)``, the arguments of :meth:`Store.set_seat`."""
+
+
 @runtime_checkable
 class Store(Protocol):
     """The record store. Every method raises only :class:`~slapjack.store.StoreError`s."""
@@ -191,9 +196,19 @@ class Store(Protocol):
         ...
 
     async def reset_room(
-        self, code: str, record_header: Mapping[str, Any], *, epoch: int | None = None
+        self,
+        code: str,
+        record_header: Mapping[str, Any],
+        *,
+        epoch: int | None = None,
+        settings: Mapping[str, Any] | None = None,
+        seats: Sequence[SeatWrite] = (),
     ) -> None:
-        """A new game in the same room (rematch): new header, no actions, seats kept."""
+        """A new game in the same room (its first, or a rematch): new header, no
+        actions, seats and settings kept; with ``settings`` and ``seats``
+        (each as :meth:`set_seat` takes it) those are written too, in the same
+        transaction: a crash never leaves the new game's header under the
+        settings of the game before."""
         ...
 
     async def update_settings(
@@ -305,8 +320,16 @@ class FencedRoom:
     async def append_action(self, index: int, action: Mapping[str, Any]) -> None:
         await self.store.append_action(self.code, index, action, epoch=self.epoch)
 
-    async def reset_room(self, record_header: Mapping[str, Any]) -> None:
-        await self.store.reset_room(self.code, record_header, epoch=self.epoch)
+    async def reset_room(
+        self,
+        record_header: Mapping[str, Any],
+        *,
+        settings: Mapping[str, Any] | None = None,
+        seats: Sequence[SeatWrite] = (),
+    ) -> None:
+        await self.store.reset_room(
+            self.code, record_header, epoch=self.epoch, settings=settings, seats=seats
+        )
 
     async def update_settings(self, settings: Mapping[str, Any]) -> None:
         await self.store.update_settings(self.code, settings, epoch=self.epoch)
@@ -431,6 +454,26 @@ def check_name(name: Any) -> str:
     if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME_LENGTH:
         raise BadInput(f"a name is 1 to {MAX_NAME_LENGTH} characters, got {name!r}")
     return name
+
+
+def seat_row(
+    code: str,
+    seat: int,
+    name: str,
+    token_hash: str | None,
+    is_bot: bool,
+    bot_level: str | None,
+) -> tuple[str, int, str, str | None, int, str | None]:
+    """A seat checked (``BadInput``): the row ``room_seats`` keeps of it
+    (``is_bot`` as 0 or 1)."""
+    seat, name = check_seat(seat), check_name(name)
+    if token_hash is not None and (not isinstance(token_hash, str) or len(token_hash) > 200):
+        raise BadInput("token_hash is text of at most 200 characters, or None")
+    if not isinstance(is_bot, bool):
+        raise BadInput(f"is_bot must be true or false, got {is_bot!r}")
+    if bot_level is not None and (not isinstance(bot_level, str) or len(bot_level) > 40):
+        raise BadInput("bot_level is a short text or None")
+    return code, seat, name, token_hash, int(is_bot), bot_level
 
 
 def check_owner(owner: Any) -> str:
