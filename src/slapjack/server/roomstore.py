@@ -17,7 +17,7 @@ from typing import Any
 
 from slapjack.core import Record
 from slapjack.core.record import action_to_dict
-from slapjack.store.base import Store
+from slapjack.store.base import SeatWrite, Store
 
 from .actor import StoreOp
 from .seats import SeatState
@@ -55,7 +55,7 @@ class RoomWrites:
         """The room as it is made (``snap.waiting``: a placeholder header until
         its first game starts, see :meth:`reset`): the room, its header and
         every taken seat (its bots)."""
-        settings, taken = snap.to_dict(), [(s.name or "", s.token_hash, s.bot) for s in seats]
+        settings, taken = snap.to_dict(), _taken(seats)
 
         async def create() -> None:
             epoch = await self.store.create_room(self.code, settings, header, owner=self.owner)
@@ -63,11 +63,8 @@ class RoomWrites:
                 self.epoch = epoch
                 if self._on_owned is not None:
                     self._on_owned(epoch)
-            for i, (name, token_hash, bot) in enumerate(taken):
-                if name:
-                    await self.store.set_seat(
-                        self.code, i, name, token_hash, bot is not None, bot, epoch=self.epoch
-                    )
+            for seat in taken:
+                await self.store.set_seat(self.code, *seat, epoch=self.epoch)
 
         return create
 
@@ -78,11 +75,7 @@ class RoomWrites:
         new game's header, ``seats`` (bots that filled the free seats) and the
         settings, in one transaction (a restart never meets the new game under
         the settings, the game number, of the one before)."""
-        taken = [
-            (i, s.name, s.token_hash, s.bot is not None, s.bot)
-            for i, s in enumerate(seats)
-            if s.name
-        ]
+        taken = _taken(seats)
 
         async def reset() -> None:
             await self.store.reset_room(
@@ -157,6 +150,13 @@ class RoomWrites:
                 await self.store.close_room(self.code, epoch=self.epoch)
 
         return close
+
+
+def _taken(seats: Sequence[SeatState]) -> list[SeatWrite]:
+    """The taken seats as the store writes them."""
+    return [
+        (i, s.name, s.token_hash, s.bot is not None, s.bot) for i, s in enumerate(seats) if s.name
+    ]
 
 
 class Append:
