@@ -55,6 +55,12 @@ async def test_a_rematch_is_one_write_of_header_seats_and_settings(tmp_path: Pat
         counting = Counting(store)
         writes = RoomWrites(counting, "RM1", lambda: 7, lambda game_id: None)  # type: ignore[arg-type]
         await writes.create(RoomSnapshot(create=create), _header(1), seats)()
+        assert counting.calls == ["create_room"]  # the room and its bot: one transaction
+        made = await store.load_room("RM1")
+        assert [(s.seat, s.name, s.is_bot) for s in made.seats] == [
+            (0, "Ann", False),
+            (1, "Bot 2", True),
+        ]
         counting.calls.clear()
         await writes.reset(RoomSnapshot(create=create, game_no=2), _header(2), seats)()
         assert counting.calls == ["reset_room"]

@@ -208,6 +208,26 @@ async def test_reset_room_writes_seats_and_settings_with_the_header(store: SqlSt
     assert (kept.header, kept.settings, len(kept.actions)) == (header_of(second), later, 3)
 
 
+async def test_create_room_takes_its_seats_in_the_same_transaction(store: SqlStore) -> None:
+    """A room made with its bots is one transaction: a restart never finds the
+    room without them; a code already taken writes none of its seats."""
+    table, _ = play(7)
+    bots = [(1, "Bot 2", None, True, "casual"), (3, "Bot 4", None, True, "expert")]
+    epoch = await store.create_room("C5", SETTINGS, header_of(table), owner="node-a", seats=bots)
+    room = await store.load_room("C5")
+    assert (room.header, room.settings, room.actions) == (header_of(table), SETTINGS, ())
+    assert [(s.seat, s.name, s.token_hash, s.is_bot, s.bot_level) for s in room.seats] == [
+        (1, "Bot 2", None, True, "casual"),
+        (3, "Bot 4", None, True, "expert"),
+    ]
+    assert (await store.room_owner("C5")).epoch == epoch
+    with pytest.raises(RoomExists):
+        await store.create_room(
+            "C5", SETTINGS, header_of(table), seats=[(0, "Eve", "h", False, None)]
+        )
+    assert [s.seat for s in (await store.load_room("C5")).seats] == [1, 3]
+
+
 async def test_close_room_forgets_it(store: SqlStore) -> None:
     table, _ = play(6)
     for code in ("A1", "B2"):
@@ -269,6 +289,15 @@ async def test_close_room_forgets_it(store: SqlStore) -> None:
         (lambda s, h: s.reset_room("OK", h, seats=[(0, "", None, False, None)]), BadInput),
         (lambda s, h: s.reset_room("OK", h, seats=[(0, "Anna", None, "no", None)]), BadInput),
         (lambda s, h: s.reset_room("OK", h, seats="Anna"), BadInput),
+        (
+            lambda s, h: s.create_room("NEW", SETTINGS, h, seats=[(0, "", None, False, None)]),
+            BadInput,
+        ),
+        (lambda s, h: s.create_room("NEW", SETTINGS, h, seats=[(0, "Anna")]), BadInput),
+        (
+            lambda s, h: s.create_room("NEW", SETTINGS, h, seats=[(99, "Anna", None, False, None)]),
+            BadInput,
+        ),
     ],
 )
 async def test_bad_input_is_a_typed_error_and_changes_nothing(

@@ -54,17 +54,18 @@ class RoomWrites:
     ) -> StoreOp:
         """The room as it is made (``snap.waiting``: a placeholder header until
         its first game starts, see :meth:`reset`): the room, its header and
-        every taken seat (its bots)."""
+        every taken seat (its bots), in one transaction (a restart never meets
+        the room without its bots)."""
         settings, taken = snap.to_dict(), _taken(seats)
 
         async def create() -> None:
-            epoch = await self.store.create_room(self.code, settings, header, owner=self.owner)
+            epoch = await self.store.create_room(
+                self.code, settings, header, owner=self.owner, seats=taken
+            )
             if self.owner is not None:
                 self.epoch = epoch
                 if self._on_owned is not None:
                     self._on_owned(epoch)
-            for seat in taken:
-                await self.store.set_seat(self.code, *seat, epoch=self.epoch)
 
         return create
 

@@ -45,9 +45,9 @@ from .base import (
     load_json,
     now_ms,
     seat_row,
+    seat_rows,
 )
 from .errors import (
-    BadInput,
     CorruptRow,
     RoomExists,
     SchemaTooNew,
@@ -221,12 +221,14 @@ class SqlStore(HistorySql, ABC):
         record_header: Mapping[str, Any],
         *,
         owner: str | None = None,
+        seats: Sequence[SeatWrite] = (),
     ) -> int:
         code = check_code(code)
         if owner is not None:
             owner = check_owner(owner)
         settings_text = dump_json(check_object(settings, "settings"), "settings")
         header_text = dump_json(check_header(record_header), "record_header")
+        taken = seat_rows(code, seats)
         now = now_ms()
 
         async def body(conn: Conn) -> int:
@@ -247,6 +249,8 @@ class SqlStore(HistorySql, ABC):
             )
             if row is None:
                 raise RoomExists(f"a live room {code} exists already")
+            for seat in taken:
+                await conn.execute(UPSERT_SEAT_SQL, *seat)
             return int(row[0])
 
         return await self._run(body, write=True)
@@ -342,11 +346,7 @@ class SqlStore(HistorySql, ABC):
         settings_text = (
             None if settings is None else dump_json(check_object(settings, "settings"), "settings")
         )
-        if not isinstance(seats, Sequence) or not all(
-            isinstance(seat, tuple) and len(seat) == 5 for seat in seats
-        ):
-            raise BadInput("seats are (seat, name, token_hash, is_bot, bot_level) tuples")
-        seat_rows = [seat_row(code, *seat) for seat in seats]
+        taken = seat_rows(code, seats)
 
         async def body(conn: Conn) -> None:
             if epoch is not None:
@@ -360,8 +360,8 @@ class SqlStore(HistorySql, ABC):
             if not changed:
                 raise UnknownRoom(f"no live room {code}")
             await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
-            for row in seat_rows:
-                await conn.execute(UPSERT_SEAT_SQL, *row)
+            for seat in taken:
+                await conn.execute(UPSERT_SEAT_SQL, *seat)
             if settings_text is not None:
                 await conn.execute(
                     "UPDATE rooms SET settings = ? WHERE code = ?", settings_text, code

@@ -162,7 +162,7 @@ class PlayerStats:
 
 
 SeatWrite = tuple[int, str, str | None, bool, str | None]
-"""A seat as :meth:`Store.reset_room` writes it: ``(seat, name, token_hash,
+"""A seat as :meth:`Store.create_room` and :meth:`Store.reset_room` write it: ``(seat, name, token_hash,
 is_bot, bot_level)``, the arguments of :meth:`Store.set_seat`."""
 
 
@@ -190,9 +190,12 @@ class Store(Protocol):
         record_header: Mapping[str, Any],
         *,
         owner: str | None = None,
+        seats: Sequence[SeatWrite] = (),
     ) -> int:
-        """A new live room; ``record_header`` is ``Record.to_dict()`` without actions.
-        Returns the room's first fencing epoch (``owner`` holds it)."""
+        """A new live room; ``record_header`` is ``Record.to_dict()`` without actions,
+        ``seats`` (each as :meth:`set_seat` takes it, e.g. its bots) are taken in
+        the same transaction. Returns the room's first fencing epoch (``owner``
+        holds it)."""
         ...
 
     async def reset_room(
@@ -474,6 +477,17 @@ def seat_row(
     if bot_level is not None and (not isinstance(bot_level, str) or len(bot_level) > 40):
         raise BadInput("bot_level is a short text or None")
     return code, seat, name, token_hash, int(is_bot), bot_level
+
+
+def seat_rows(
+    code: str, seats: Sequence[SeatWrite]
+) -> list[tuple[str, int, str, str | None, int, str | None]]:
+    """``seats`` (:data:`SeatWrite` tuples) checked as :func:`seat_row` checks one."""
+    if not isinstance(seats, Sequence) or not all(
+        isinstance(seat, tuple) and len(seat) == 5 for seat in seats
+    ):
+        raise BadInput("seats are (seat, name, token_hash, is_bot, bot_level) tuples")
+    return [seat_row(code, *seat) for seat in seats]
 
 
 def check_owner(owner: Any) -> str:
