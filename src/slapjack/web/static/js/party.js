@@ -66,6 +66,47 @@ export function partyPlaces(localSeats, n) {
 }
 const SESSION = "slapjack.party.session";
 
+/** Which edges of the felt have a seat in their middle (a bot at the top, at
+ * the bottom): "none", "top", "bottom" or "both". A phone held sideways puts
+ * the pile's count under the pile unless both are taken (app.css). */
+export function feltEnds(localSeats, n) {
+  const places = Object.values(partyPlaces(localSeats, n));
+  const top = places.some(([ux, uy]) => ux === 0 && uy === -1);
+  const bottom = places.some(([ux, uy]) => ux === 0 && uy === 1);
+  return top && bottom ? "both" : top ? "top" : bottom ? "bottom" : "none";
+}
+
+/** The pieces of a name a line may not break inside: its words, a word with
+ * a hyphen in two ("Anastasia-", "Marie"), and what the table keeps on one
+ * line (a .nobreak part: "bot 4"). */
+export function unbreakable(el) {
+  let text = "";
+  for (const node of el.childNodes) {
+    const part = node.textContent;
+    text += node.nodeType === Node.TEXT_NODE ? part : part.replace(/ /g, "\u00a0");
+  }
+  return text
+    .split(/[ \t\n]+/)
+    .flatMap((word) => word.split(/(?<=-)(?=.)/))
+    .map((word) => word.replace(/\u00a0/g, " "))
+    .filter(Boolean);
+}
+
+// A name's font shrinks until its widest piece fits its box on one line
+// (app.css: --word-em, that piece's width in em); a word breaks only when the
+// name is too long even at the smallest size allowed. The widths come from a
+// canvas, in the name's own font: no layout is read.
+const ruler = document.createElement("canvas").getContext("2d");
+function fitNames(els) {
+  for (const el of els) {
+    const style = getComputedStyle(el);
+    ruler.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
+    const widest = Math.max(0, ...unbreakable(el).map((w) => ruler.measureText(w).width));
+    el.style.setProperty("--word-em", (widest / 100).toFixed(3));
+    el.dataset.fit = "1";
+  }
+}
+
 const state = {
   code: null,
   players: [], // [{name, key, seat, token, conn}]
@@ -78,6 +119,7 @@ const state = {
   stats: new Stats(),
   slapped: new Set(), // "seat|flip|round"
   gameNo: null,
+  endsFor: null, // the local seats and the count the felt's data-ends was set for
 };
 
 async function main() {
@@ -340,6 +382,7 @@ function buildZones() {
       return zone;
     }),
   );
+  fitNames($("zones").querySelectorAll(".zone-name"));
 }
 
 function onStatus(status) {
@@ -410,6 +453,17 @@ function handleEvent(ev, view) {
 function render() {
   const view = state.view;
   state.table.render(view, state.room);
+  // The felt's layout (app.css): the edges with a seat in their middle, and
+  // the game (Irish Snap's calls go with the pile's count).
+  const local = state.players.map((p) => p.seat);
+  const ends = `${local.join(",")}/${view.players.length}`;
+  if (state.endsFor !== ends) {
+    state.endsFor = ends;
+    $("table").dataset.ends = feltEnds(local, view.players.length);
+  }
+  if ($("table").dataset.game !== view.game) $("table").dataset.game = view.game;
+  // The names drawn anew (the first time, another language's bot names).
+  fitNames($("table").querySelectorAll(".seat .who:not([data-fit])"));
   $("end").hidden = !view.over;
   if (view.over) {
     const winners = view.winners.map((s) => seatName(view, s)).join(", ");
