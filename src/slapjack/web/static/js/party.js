@@ -7,7 +7,15 @@ import { Connection, ReactionClock } from "./connection.js";
 import { LANGS, lang, msText, t } from "./i18n.js";
 import { loadOptions } from "./options.js";
 import { roomState } from "./roomstate.js";
-import { RACE_ENDS, Stats, TableView, describeEvent, renderRanking, seatName } from "./table.js";
+import {
+  RACE_ENDS,
+  Stats,
+  TableView,
+  describeEvent,
+  fitNames,
+  renderRanking,
+  seatName,
+} from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_KEYS = ["a", "l", "v", "p"];
@@ -74,37 +82,6 @@ export function feltEnds(localSeats, n) {
   const top = places.some(([ux, uy]) => ux === 0 && uy === -1);
   const bottom = places.some(([ux, uy]) => ux === 0 && uy === 1);
   return top && bottom ? "both" : top ? "top" : bottom ? "bottom" : "none";
-}
-
-/** The pieces of a name a line may not break inside: its words, a word with
- * a hyphen in two ("Anastasia-", "Marie"), and what the table keeps on one
- * line (a .nobreak part: "bot 4"). */
-export function unbreakable(el) {
-  let text = "";
-  for (const node of el.childNodes) {
-    const part = node.textContent;
-    text += node.nodeType === Node.TEXT_NODE ? part : part.replace(/ /g, "\u00a0");
-  }
-  return text
-    .split(/[ \t\n]+/)
-    .flatMap((word) => word.split(/(?<=-)(?=.)/))
-    .map((word) => word.replace(/\u00a0/g, " "))
-    .filter(Boolean);
-}
-
-// A name's font shrinks until its widest piece fits its box on one line
-// (app.css: --word-em, that piece's width in em); a word breaks only when the
-// name is too long even at the smallest size allowed. The widths come from a
-// canvas, in the name's own font: no layout is read.
-const ruler = document.createElement("canvas").getContext("2d");
-function fitNames(els) {
-  for (const el of els) {
-    const style = getComputedStyle(el);
-    ruler.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
-    const widest = Math.max(0, ...unbreakable(el).map((w) => ruler.measureText(w).width));
-    el.style.setProperty("--word-em", (widest / 100).toFixed(3));
-    el.dataset.fit = "1";
-  }
 }
 
 const state = {

@@ -4,7 +4,7 @@
 
 import { api, fill, h, setText, showError, startPage } from "./common.js";
 import { msText, t } from "./i18n.js";
-import { RACE_ENDS, TableView, describeEvent } from "./table.js";
+import { RACE_ENDS, TableView, describeEvent, fitNames } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -77,6 +77,14 @@ function go(i) {
   pos = Math.max(0, Math.min(steps.length - 1, i));
   const step = steps[pos];
   table.render(step.view, null);
+  // each name's widest word (app.css: its font shrinks until that fits)
+  fitNames(table.el.querySelectorAll(".seat .who:not([data-fit])"));
+  // (and the sides' seats as wide as the widest word, up to a limit: app.css)
+  const widest = Math.max(
+    0,
+    ...[...table.el.querySelectorAll(".seat .who")].map((el) => parseFloat(el.style.getPropertyValue("--word-em")) || 0),
+  );
+  table.el.style.setProperty("--name-em", String(widest));
   if (table.el.dataset.seats !== String(table.n)) markSeats();
   table.clearRace();
   for (const ev of step.events) if (RACE_ENDS.has(ev.type)) table.showRace(ev, step.view);
@@ -204,7 +212,7 @@ function layOut() {
     };
   };
   const rim = edge(RIM);
-  const sideInset = Math.min(RIM, 0.03 * W); // a side seat as far out as four seats' are
+  const sideInset = RIM + 1; // every corner of a seat on the felt, none on its rim
   const sideEdge = edge(sideInset);
   const boxes = table.seatEls.map((el) => ({
     el,
@@ -213,9 +221,11 @@ function layOut() {
     h: el.offsetHeight,
   }));
   const ends = boxes.filter((b) => b.place === "foot" || b.place === "head");
+  // (as far out as the rim lets both their outer corners be on the felt)
   for (const b of ends) {
     b.x = W / 2;
-    b.y = b.place === "head" ? 0.025 * H + b.h / 2 : H - 0.025 * H - b.h / 2;
+    const out = Math.max(0.025 * H, RIM + 1, H / 2 - sideEdge.reach(b.w / 2));
+    b.y = b.place === "head" ? out + b.h / 2 : H - out - b.h / 2;
   }
   const columns = [
     boxes.filter((b) => b.place === "left").reverse(), // top to bottom
@@ -234,7 +244,7 @@ function layOut() {
       let top = H / 2 - (column.reduce((sum, b) => sum + b.h, 0) + gap * (column.length - 1)) / 2;
       for (const b of column) {
         const far = Math.max(H / 2 - top, top + b.h - H / 2);
-        const out = Math.min(sideEdge.halfWidth(far) - 1, W / 2 - 0.03 * W);
+        const out = Math.min(sideEdge.halfWidth(far) - 1, W / 2 - Math.max(0.03 * W, sideInset));
         b.x = i === 0 ? W / 2 - out + b.w / 2 : W / 2 + out - b.w / 2;
         b.y = top + b.h / 2;
         top += b.h + gap;
@@ -301,11 +311,11 @@ function layOut() {
     if (!spaced) break;
   }
   // Seats that do not fit even close together, or leave the pile less than
-  // 4/5 of four seats' size: smaller (app.css), a step at a time (their new
+  // 9/10 of four seats' size: smaller (app.css), a step at a time (their new
   // sizes run this again); larger again once the felt is.
   const fits = stack(best.gap);
   const level = Number(felt.dataset.tight || 0);
-  if ((!fits || best.cw < 0.8 * most) && level < TIGHTEST) {
+  if ((!fits || best.cw < 0.9 * most) && level < TIGHTEST) {
     felt.dataset.tight = String(level + 1);
     tightAt = { W, H };
     return;

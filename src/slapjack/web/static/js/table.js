@@ -951,3 +951,35 @@ function jitter(text, span) {
   return (x / 1009) * 2 * span - span;
 }
 
+/** The pieces of a name a line may not break inside: its words, a word with
+ * a hyphen in two ("Anastasia-", "Marie"), and what the table keeps on one
+ * line (a .nobreak part: "bot 4"). */
+export function unbreakable(el) {
+  let text = "";
+  for (const node of el.childNodes) {
+    const part = node.textContent;
+    text += node.nodeType === Node.TEXT_NODE ? part : part.replace(/ /g, "\u00a0");
+  }
+  return text
+    .split(/[ \t\n]+/)
+    .flatMap((word) => word.split(/(?<=-)(?=.)/))
+    .map((word) => word.replace(/\u00a0/g, " "))
+    .filter(Boolean);
+}
+
+// A name's font shrinks until its widest piece fits its box on one line
+// (app.css: --word-em, that piece's width in em); a word breaks only when the
+// name is too long even at the smallest size allowed. The widths come from a
+// canvas, in the name's own font: no layout is read. (The party's seats and
+// zones, the replay's seats.)
+let ruler = null;
+export function fitNames(els) {
+  ruler ||= document.createElement("canvas").getContext("2d");
+  for (const el of els) {
+    const style = getComputedStyle(el);
+    ruler.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
+    const widest = Math.max(0, ...unbreakable(el).map((w) => ruler.measureText(w).width));
+    el.style.setProperty("--word-em", (widest / 100).toFixed(3));
+    el.dataset.fit = "1";
+  }
+}
