@@ -161,9 +161,10 @@ def test_a_crowded_table_held_sideways_keeps_a_large_pile(
     browser: Any, games: tuple[Server, dict[str, int]], width: int, height: int
 ) -> None:
     """Eight or ten seats with the longest names: the pile 9/10 of four
-    seats' or more (it was 5/6); Irish Snap's calls over the pile's count
-    leave it 3/4 of four seats' or more (side by side they were wider than
-    the room between the seats: a pile 36 px wide)."""
+    seats' or more (it was 5/6); Irish Snap's pile 4/5 of four seats' or more
+    (with three or more seats a side its calls go over the pile's count: side
+    by side they were wider than the room between the seats, a pile 36 px
+    wide)."""
     server, ids = games
     pages, page = _pages(browser, server, width, height)
     try:
@@ -177,7 +178,7 @@ def test_a_crowded_table_held_sideways_keeps_a_large_pile(
     for key, pile in piles.items():
         assert pile >= 0.9 * four, f"{key}: the pile is {pile:.0f} px, four seats' {four:.0f}"
     for key, pile in irish.items():
-        assert pile >= 0.75 * irish_four, (
+        assert pile >= 0.8 * irish_four, (
             f"{key}: the pile is {pile:.0f} px, four seats' {irish_four:.0f}"
         )
 
