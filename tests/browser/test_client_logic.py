@@ -142,3 +142,47 @@ def test_every_event_reads_as_a_sentence_in_both_languages(server: Server, pages
         for key, text in zip(sorted(events), texts, strict=True):
             assert text and "{" not in text and "ev." not in text, (lang, key, text)
             assert "undefined" not in text and "null" not in text, (lang, key, text)
+
+
+def test_a_name_is_measured_by_the_pieces_a_line_keeps_whole(server: Server, pages: Pages) -> None:
+    """``unbreakable``: a name's words, each side of a hyphen, and a part the
+    table keeps on one line (``.nobreak``: "bot 4"); ``fitNames`` sets the
+    widest piece's width in em (``--word-em``) and marks the name fitted."""
+    page = pages.page()
+    open_page(page, "/rules")
+    got = page.evaluate(
+        """async () => {
+          const { unbreakable, fitNames } = await import('/static/js/table.js');
+          const make = (html) => {
+            const el = document.createElement('span');
+            el.innerHTML = html;
+            el.style.font = '16px sans-serif';
+            document.body.append(el);
+            return el;
+          };
+          const names = [
+            'Christophersen', 'Anastasia-Marie', 'Ann  Bo', 'Casual <span class="nobreak">bot 4</span>',
+            'x-', '', 'WWWW iii',
+          ].map(make);
+          const pieces = names.map((el) => unbreakable(el));
+          fitNames(names);
+          const em = names.map((el) => Number(el.style.getPropertyValue('--word-em')));
+          const fitted = names.map((el) => el.dataset.fit);
+          names.forEach((el) => el.remove());
+          return { pieces, em, fitted };
+        }"""
+    )
+    assert got["pieces"] == [
+        ["Christophersen"],
+        ["Anastasia-", "Marie"],
+        ["Ann", "Bo"],
+        ["Casual", "bot 4"],
+        ["x-"],
+        [],
+        ["WWWW", "iii"],
+    ]
+    em = got["em"]
+    assert em[0] > em[1] > 0  # "Christophersen" is wider than "Anastasia-"
+    assert em[5] == 0  # no name, no width
+    assert em[6] > 2  # the widest piece counts ("WWWW"), not the last
+    assert got["fitted"] == ["1"] * 7
