@@ -6,19 +6,28 @@ to ``test-artifacts/`` (gitignored).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import random
 import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
+
+from slapjack.bots.factory import make_bot
+from slapjack.core import Rules
+from slapjack.sim.play import play_game
+from slapjack.store import SqliteStore
+from slapjack.store.factory import DEFAULT_FILE
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -81,6 +90,38 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``slapjack serve`` on a free loopback port, SQLite in a temp dir, test hooks on."""
     with serve_process(tmp_path_factory.mktemp("browser-data")) as live:
         yield live
+
+
+K = TypeVar("K")
+
+
+def bot_game(names: list[str], preset: str = "classic") -> dict[str, Any]:
+    """A whole game of bots with ``names`` (casual and pro, one shuffled deck),
+    as its record (``Record.to_dict()``), for a replay to show."""
+    rules = Rules.from_options({"preset": preset})
+    deck = list(range(52))
+    random.Random(3).shuffle(deck)
+    levels = ["casual", "casual", "pro", "pro"] * 3
+    bots = [make_bot(levels[s], s) for s in range(len(names))]
+    result = play_game(rules, bots, deck, keep_record=True, names=names)
+    assert result.record is not None
+    return result.record.to_dict()
+
+
+def store_games(data: Path, records: Mapping[K, dict[str, Any]]) -> dict[K, int]:
+    """``records`` finished into the history of the SQLite store in ``data``
+    (the one ``serve_process(data)`` serves), their game ids by key. In a
+    thread of its own: the browser's sync API may run a loop in this one."""
+
+    async def store() -> dict[K, int]:
+        db = await SqliteStore.open(data / DEFAULT_FILE)
+        try:
+            return {key: await db.finish_game(None, record) for key, record in records.items()}
+        finally:
+            await db.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, store()).result()
 
 
 @contextlib.contextmanager
@@ -176,6 +217,18 @@ class Pages:
         ctx.set_default_timeout(15_000)
         self.contexts.append(ctx)
         return ctx
+
+    def screen(self, width: int, height: int, **kw: Any) -> Any:
+        """A context the size of a screen: narrower than 1000 px, a phone's
+        (touch, mobile, twice the pixels)."""
+        phone = width < 1000
+        return self.context(
+            viewport={"width": width, "height": height},
+            device_scale_factor=2 if phone else 1,
+            is_mobile=phone,
+            has_touch=phone,
+            **kw,
+        )
 
     def page(self, ctx: Any | None = None, **kw: Any) -> Any:
         page = (ctx or self.context(**kw)).new_page()

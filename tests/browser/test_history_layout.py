@@ -29,25 +29,16 @@ SQLite file before the server starts."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import random
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from slapjack.bots.factory import make_bot
-from slapjack.core import Rules
 from slapjack.core.game import MIN_PLAYERS
 from slapjack.protocol import MAX_PLAYER_NAME, MAX_SEATS
-from slapjack.sim.play import play_game
-from slapjack.store import SqliteStore
-from slapjack.store.factory import DEFAULT_FILE
 
-from .conftest import ARTIFACTS, Pages, Server, open_page, serve_process
+from .conftest import ARTIFACTS, Pages, Server, bot_game, open_page, serve_process, store_games
 
 NAMES = ["Casual bot Annabelle", "Casual bot Bernhard", "Pro bot Chiara-Maria", "Pro bot Dominik"]
 VIEWPORTS = [
@@ -147,28 +138,6 @@ SEAT_COUNTS = range(MIN_PLAYERS, MAX_SEATS + 1)
 """Every table a room allows (4 again, with the longest names)."""
 
 
-def _record(names: list[str]) -> dict[str, Any]:
-    rules = Rules.from_options({"preset": "classic"})
-    deck = list(range(52))
-    random.Random(3).shuffle(deck)
-    levels = ["casual", "casual", "pro", "pro"] * 3
-    bots = [make_bot(levels[s], s) for s in range(len(names))]
-    result = play_game(rules, bots, deck, keep_record=True, names=names)
-    assert result.record is not None
-    return result.record.to_dict()
-
-
-async def _store_games(path: Path) -> tuple[int, dict[int, int]]:
-    """The four bots' game, and one for each count of seats with the longest names."""
-    store = await SqliteStore.open(path)
-    try:
-        game_id = await store.finish_game(None, _record(NAMES))
-        by_seats = {n: await store.finish_game(None, _record(LONG_NAMES[:n])) for n in SEAT_COUNTS}
-        return game_id, by_seats
-    finally:
-        await store.close()
-
-
 @pytest.fixture(scope="module")
 def stored_games(
     tmp_path_factory: pytest.TempPathFactory,
@@ -177,9 +146,10 @@ def stored_games(
     one game for each count of seats (their ids by count)."""
     assert len(LONG_NAMES) == MAX_SEATS and {len(name) for name in LONG_NAMES} == {MAX_PLAYER_NAME}
     data = tmp_path_factory.mktemp("replay-layout")
-    # in a thread of its own: the browser's sync API may run a loop in this one
-    with ThreadPoolExecutor(1) as pool:
-        game_id, by_seats = pool.submit(asyncio.run, _store_games(data / DEFAULT_FILE)).result()
+    # the four bots' game (key 0), and one for each count of seats
+    records = {0: bot_game(NAMES)} | {n: bot_game(LONG_NAMES[:n]) for n in SEAT_COUNTS}
+    by_seats = store_games(data, records)
+    game_id = by_seats.pop(0)
     with serve_process(data) as live:
         yield live, game_id, by_seats
 

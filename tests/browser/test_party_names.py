@@ -193,14 +193,7 @@ def test_every_seat_shows_its_whole_name(
     covers the pile, its count, another seat or the controls, and none is cut
     by the felt's rim. (On a phone held upright in German the bot at the top
     edge read "Bot 4 (gem…"; a long typed name was cut everywhere.)"""
-    phone = width < 1000
-    ctx = pages.context(
-        viewport={"width": width, "height": height},
-        device_scale_factor=2 if phone else 1,
-        is_mobile=phone,
-        has_touch=phone,
-        locale=locale,
-    )
+    ctx = pages.screen(width, height, locale=locale)
     page = pages.page(ctx)
     open_page(page, "/party")
     limit = int(

@@ -120,13 +120,7 @@ def end_party(page: Any) -> None:
 def test_whole_names_and_a_large_card(
     server: Server, pages: Pages, shot: Any, width: int, height: int
 ) -> None:
-    phone = width < 1000
-    ctx = pages.context(
-        viewport={"width": width, "height": height},
-        device_scale_factor=2 if phone else 1,
-        is_mobile=phone,
-        has_touch=phone,
-    )
+    ctx = pages.screen(width, height)
     page = pages.page(ctx)
     open_page(page, "/party")
     screen = [0, 0, width, height]

@@ -7,22 +7,12 @@ felt's wooden rim, and a name's words never break where they fit whole
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from slapjack.bots.factory import make_bot
-from slapjack.core import Rules
-from slapjack.sim.play import play_game
-from slapjack.store import SqliteStore
-from slapjack.store.factory import DEFAULT_FILE
-
-from .conftest import ARTIFACTS, Pages, Server, open_page, serve_process
+from .conftest import ARTIFACTS, Pages, Server, bot_game, open_page, serve_process, store_games
 from .test_history_layout import LONG_NAMES
 
 pytestmark = pytest.mark.browser
@@ -55,30 +45,10 @@ GAMES = {
 }
 
 
-def _record(names: list[str], preset: str) -> dict[str, Any]:
-    rules = Rules.from_options({"preset": preset})
-    deck = list(range(52))
-    random.Random(3).shuffle(deck)
-    levels = ["casual", "casual", "pro", "pro"] * 3
-    bots = [make_bot(levels[s], s) for s in range(len(names))]
-    result = play_game(rules, bots, deck, keep_record=True, names=names)
-    assert result.record is not None
-    return result.record.to_dict()
-
-
-async def _store(path: Path) -> dict[str, int]:
-    store = await SqliteStore.open(path)
-    try:
-        return {key: await store.finish_game(None, _record(*game)) for key, game in GAMES.items()}
-    finally:
-        await store.close()
-
-
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, int]]]:
     data = tmp_path_factory.mktemp("replay-fit")
-    with ThreadPoolExecutor(1) as pool:  # (the browser's sync API may run a loop here)
-        ids = pool.submit(asyncio.run, _store(data / DEFAULT_FILE)).result()
+    ids = store_games(data, {key: bot_game(*game) for key, game in GAMES.items()})
     with serve_process(data) as live:
         yield live, ids
 
@@ -127,13 +97,7 @@ MEASURE = r"""() => {
 
 def _pages(browser: Any, server: Server, width: int, height: int) -> tuple[Pages, Any]:
     pages = Pages(browser, server.url)
-    kw: dict[str, Any] = {
-        "viewport": {"width": width, "height": height},
-        "reduced_motion": "reduce",
-    }
-    if width < 1000:
-        kw.update(device_scale_factor=2, is_mobile=True, has_touch=True)
-    return pages, pages.page(**kw)
+    return pages, pages.page(pages.screen(width, height, reduced_motion="reduce"))
 
 
 def _at(page: Any, game_id: int, shot: str) -> dict[str, Any]:
