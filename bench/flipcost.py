@@ -63,7 +63,10 @@ FLOWS: list[tuple[str, str]] = [
         "game input handled (engine, live table, referee.judge, room)",
         r"server/inputs\.py|Room\.handle",
     ),
-    ("updates built and queued (views, encode)", r"frames\.py|Room\._broadcast|Room\.after"),
+    (
+        "updates built and sent (views, encode, socket writes)",
+        r"server/frames\.py|Room\._broadcast|Room\.after|Room\.flush|Actor\.flush",
+    ),
     ("room timers (turn, race deadlines)", r"Room\.wake|Actor\.set_timer"),
     ("frames written (Conn.writer, WebSocket send)", r"Conn\.writer"),
     (

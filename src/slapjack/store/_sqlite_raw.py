@@ -76,6 +76,12 @@ GUARDED_ONE_SQL: Final = (
 """The fast path's update of one room: it moves ``next_index`` only if the
 room's row is still what the batch was planned on (see :class:`Known`)."""
 
+TEMP_STORE: Final = "MEMORY"
+"""Where the writing connections keep SQLite's temporary files: a statement
+journal (the pages a multi-row statement changed, in case it fails halfway)
+in memory, not a file made in ``/var/tmp`` and unlinked again on the event
+loop's thread (several a second under load). They are small: a statement
+writes a few pages."""
 ROWS_PER_STATEMENT: Final = 300
 """Rows per multi-row INSERT/UPDATE (3 parameters each, far below SQLite's
 limit of 32,766 parameters)."""
@@ -293,6 +299,7 @@ def _open_loop_conn(path: str, sync: str) -> sqlite3.Connection:
         conn.execute(f"PRAGMA synchronous = {sync}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA wal_autocheckpoint = 0")
+        conn.execute(f"PRAGMA temp_store = {TEMP_STORE}")
         (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
         if str(mode).lower() != "wal":
             raise sqlite3.OperationalError(f"journal mode {mode}, not wal")

@@ -39,6 +39,7 @@ from ._sql import (
     _Pending,
 )
 from ._sqlite_raw import (
+    TEMP_STORE,
     Known,
     _busy,
     _open_loop_conn,
@@ -190,6 +191,7 @@ class SqliteStore(SqlStore):
             await _wal_mode(db)
             await db.execute(f"PRAGMA synchronous = {sync}")
             await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute(f"PRAGMA temp_store = {TEMP_STORE}")
             if where != ":memory:":
                 await db.execute("PRAGMA wal_autocheckpoint = 0")  # see _committed
             await store._migrate(migrations)
