@@ -8,11 +8,14 @@ encode, the engine called by the live table as engine). With the server's
 CPU seconds and the flips the generator sent in the same window it prints a
 per-flip table (µs per flip, share of the server's CPU).
 
-    taskset -c 1 py-spy record -p <server pid> -d 20 -r 250 -f raw -o prof.raw
-    .venv/bin/python bench/flipcost.py prof.raw --cpu-s 14.2 --flips 9800
+    .venv/bin/python bench/load.py --players 6000 --seconds 30 --pin --procs 2 --profile prof.raw
+    .venv/bin/python bench/flipcost.py prof.raw --cpu-s 14.2 --flips 9800 --top 40
 
-``--cpu-s``: the server's CPU seconds while py-spy sampled; ``--flips``:
-flips sent in that time (load.py prints ``flips_per_s`` and ``server_cpu_pct``).
+``bench/load.py --profile FILE`` samples the server over its measured window
+and prints these tables itself (this module's :func:`tables`); run this file
+to read a profile again, with ``--top``. ``--cpu-s``: the server's CPU seconds
+while py-spy sampled; ``--flips``: flips sent in that time (``load.py
+--profile`` prints both).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 PARTS: list[tuple[str, str]] = [
     # (part, regex on "function (file)"), the first that matches wins per frame
@@ -94,6 +98,43 @@ def part_of(stack: str) -> str:
     return "other"
 
 
+def tables(
+    lines: Iterable[str], cpu_s: float | None = None, flips: float | None = None, top: int = 0
+) -> str:
+    """The per-part and per-flow tables (Markdown) of ``py-spy record -f raw``
+    lines; with the server's CPU seconds and the flips of the same window,
+    each row's µs per flip; with ``top``, the heaviest leaf functions."""
+    parts: Counter[str] = Counter()
+    flows: Counter[str] = Counter()
+    leaves: Counter[str] = Counter()
+    total = 0
+    for line in lines:
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        parts[part_of(stack)] += n
+        flows[flow_of(stack)] += n
+        leaves[stack.split(";")[-1]] += n
+    if not total:
+        return "no samples"
+    per_flip = 1e6 * cpu_s / flips / total if cpu_s and flips else None
+    out = ["| part | share of server CPU | µs per flip |", "|---|---|---|"]
+    for name, n in parts.most_common():
+        cost = f"{n * per_flip:.0f}" if per_flip else "-"
+        out.append(f"| {name} | {100.0 * n / total:.1f} % | {cost} |")
+    if per_flip:
+        out.append(f"| **all** | 100 % | **{total * per_flip:.0f}** |")
+    out += ["", "| flow | share of server CPU | µs per flip |", "|---|---|---|"]
+    for name, n in flows.most_common():
+        cost = f"{n * per_flip:.0f}" if per_flip else "-"
+        out.append(f"| {name} | {100.0 * n / total:.1f} % | {cost} |")
+    out += ["", f"{total} samples"]
+    out += [f"{100.0 * n / total:5.1f} %  {leaf}" for leaf, n in leaves.most_common(top)]
+    return "\n".join(out)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -103,36 +144,8 @@ def main() -> None:
     p.add_argument("--flips", type=float, default=None, help="flips in the window")
     p.add_argument("--top", type=int, default=0, help="also print the N heaviest leaf functions")
     args = p.parse_args()
-    parts: Counter[str] = Counter()
-    flows: Counter[str] = Counter()
-    leaves: Counter[str] = Counter()
-    total = 0
     with open(args.raw) as fh:
-        for line in fh:
-            stack, _, count = line.rstrip("\n").rpartition(" ")
-            n = int(count)
-            total += n
-            parts[part_of(stack)] += n
-            flows[flow_of(stack)] += n
-            leaves[stack.split(";")[-1]] += n
-    per_flip = (
-        1e6 * args.cpu_s / args.flips / total if args.cpu_s and args.flips and total else None
-    )
-    print("| part | share of server CPU | µs per flip |")
-    print("|---|---|---|")
-    for name, n in parts.most_common():
-        cost = f"{n * per_flip:.0f}" if per_flip else "-"
-        print(f"| {name} | {100.0 * n / total:.1f} % | {cost} |")
-    if per_flip:
-        print(f"| **all** | 100 % | **{total * per_flip:.0f}** |")
-    print("\n| flow | share of server CPU | µs per flip |")
-    print("|---|---|---|")
-    for name, n in flows.most_common():
-        cost = f"{n * per_flip:.0f}" if per_flip else "-"
-        print(f"| {name} | {100.0 * n / total:.1f} % | {cost} |")
-    print(f"\n{total} samples")
-    for leaf, n in leaves.most_common(args.top):
-        print(f"{100.0 * n / total:5.1f} %  {leaf}")
+        print(tables(fh, args.cpu_s, args.flips, args.top))
 
 
 if __name__ == "__main__":

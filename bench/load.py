@@ -31,6 +31,11 @@ idle server), and the generators' CPU and lag.
 
     .venv/bin/python bench/load.py --players 2000 --seconds 30
     .venv/bin/python bench/load.py --players 5000 --seconds 30 --pin --procs 2
+    .venv/bin/python bench/load.py --players 6000 --pin --profile prof.raw  # + py-spy's tables
+
+``--profile FILE``: py-spy samples the server over the measured window (on
+the generators' CPU with ``--pin``), its raw stacks go to FILE and
+``bench/flipcost.py``'s per-flip tables to stderr.
 
 No server process outlives a run: the server runs in a session of its own,
 which is killed on the way out (also on Ctrl-C, SIGTERM and the overall time
@@ -65,6 +70,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+
+from flipcost import tables  # bench/, this script's own folder
 
 try:
     import orjson
@@ -536,6 +543,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = Path(tempfile.mkdtemp(prefix="slapjack-load-"))
     proc: subprocess.Popen[str] | None = None
     workers: list[tuple[Any, Connection]] = []
+    spy: subprocess.Popen[str] | None = None
     finished = False
     try:
         if args.url:
@@ -597,6 +605,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu0, t0 = proc_cpu_seconds(pid), time.perf_counter()
         for _, pipe in workers:
             pipe.send("measure")
+        if args.profile is not None:
+            spy = start_profiler(args.spy, pid, args.seconds, args.profile, args.pin)
         time.sleep(args.seconds)
         cpu1, t1 = proc_cpu_seconds(pid), time.perf_counter()
         for _, pipe in workers:
@@ -614,11 +624,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "server_python": interpreter,
             "server": out["server"],
         }
+        if spy is not None:
+            out["profile"] = profile_report(
+                spy, args.profile, cpu1 - cpu0, out["flips_per_s"] * wall, args.seconds
+            )
         if args.after_leave > 0:
             out["after_leave"] = after_leave(url, workers, server_metrics, args.after_leave)
         finished = True
         return out
     finally:
+        if spy is not None and spy.poll() is None:
+            spy.kill()
+            spy.wait()
         for p, _pipe in workers:
             p.join(10 if finished else 0.5)  # told to quit; else not told: ended now
             if p.is_alive():
@@ -626,6 +643,67 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if proc is not None:
             stop_server(proc)
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+PROFILE_HZ = 100
+"""py-spy's samples a second for ``--profile`` (each sample stops nothing:
+``--nonblocking``, but reading the server's memory still costs it: a p99
+measured with ``--profile`` is not the server's own)."""
+
+
+def py_spy() -> str | None:
+    """The py-spy command: beside this interpreter (the virtualenv's) or on PATH."""
+    here = Path(sys.executable).with_name("py-spy")
+    if here.is_file() and os.access(here, os.X_OK):
+        return str(here)
+    return shutil.which("py-spy")
+
+
+def start_profiler(
+    spy: str, pid: int, seconds: float, out: str, pin: bool
+) -> subprocess.Popen[str]:
+    """py-spy recording ``pid`` for ``seconds`` (whole seconds, at least one)
+    into ``out`` as raw collapsed stacks; on the generators' CPU with ``pin``."""
+    command = [spy, "record", "-p", str(pid), "-d", str(max(1, round(seconds)))]
+    command += ["-r", str(PROFILE_HZ), "-f", "raw", "-o", out, "--nonblocking"]
+    if pin:
+        taskset = shutil.which("taskset")
+        if taskset is not None:
+            command = [taskset, "-c", str(GENERATOR_CPU), *command]
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def profile_report(
+    spy: subprocess.Popen[str], out: str, cpu_s: float, flips: float, seconds: float
+) -> dict[str, Any]:
+    """Wait for py-spy, print where the server's CPU went (bench/flipcost.py's
+    tables, per flip over the measured window) on stderr, and sum it up."""
+    try:
+        _, err = spy.communicate(timeout=seconds + 60)
+    except subprocess.TimeoutExpired:
+        spy.kill()
+        raise SystemExit("py-spy did not finish") from None
+    if spy.returncode != 0 or not Path(out).is_file():
+        raise SystemExit(f"py-spy failed ({spy.returncode}): {(err or '').strip()[-500:]}")
+    lines = Path(out).read_text().splitlines()
+    samples = sum(
+        int(line.rpartition(" ")[2]) for line in lines if line.rpartition(" ")[2].isdigit()
+    )
+    print(tables(lines, cpu_s, flips, top=25), file=sys.stderr)
+    return {
+        "file": out,
+        "samples": samples,
+        "rate_hz": PROFILE_HZ,
+        "server_cpu_s": round(cpu_s, 2),
+        "flips": round(flips),
+        "server_us_per_flip": round(1e6 * cpu_s / flips, 1) if flips else None,
+    }
 
 
 def after_leave(
@@ -769,6 +847,14 @@ def parser() -> argparse.ArgumentParser:
         help="after the run, let every player leave, wait this long and report"
         " the memory blocks the server still holds (after_leave)",
     )
+    p.add_argument(
+        "--profile",
+        default=None,
+        metavar="FILE",
+        help="sample the server with py-spy over the measured window (on the"
+        " generators' CPU with --pin), write its raw stacks to FILE and print"
+        " where the CPU went, per flip (bench/flipcost.py's tables)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
 
@@ -797,6 +883,10 @@ def main() -> None:
     args = p.parse_args()
     if args.players < SEATS:
         p.error("--players must be at least 4")
+    if args.profile is not None:
+        args.spy = py_spy()
+        if args.spy is None:
+            p.error("--profile needs py-spy (in the dev extras: make setup; or pip install py-spy)")
     _bounded(
         args.deadline
         + args.seconds

@@ -58,6 +58,62 @@ def test_two_hundred_players_for_ten_seconds_lose_nothing() -> None:
     assert not Path(f"/proc/{pid}").exists(), "the server outlived the run"
 
 
+@pytest.mark.timeout(180)
+def test_profile_samples_the_server_and_prints_where_its_cpu_went(tmp_path: Path) -> None:
+    raw = tmp_path / "server.raw"
+    args = ["--players", "40", "--seconds", "4", "--settle", "1", "--procs", "1"]
+    args += ["--profile", str(raw), "--json"]
+    done = subprocess.run(
+        [sys.executable, str(BENCH), *args],
+        capture_output=True,
+        text=True,
+        timeout=170,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    profile = result["profile"]
+    assert profile["file"] == str(raw) and profile["samples"] > 0, profile
+    assert profile["flips"] > 0 and profile["server_us_per_flip"] > 0, profile
+    # py-spy's raw stacks of the server (not of the generator): the serving command's frames
+    stacks = raw.read_text()
+    assert "slapjack/commands/serve.py" in stacks and "slapjack/server/" in stacks
+    # and the per-flip tables of bench/flipcost.py on stderr, each sample counted once
+    assert "| part | share of server CPU | µs per flip |" in done.stderr
+    assert "| flow | share of server CPU | µs per flip |" in done.stderr
+    assert f"{profile['samples']} samples" in done.stderr
+    pid = result["server"]["pid"]
+    assert not Path(f"/proc/{pid}").exists(), "the server outlived the run"
+
+
+def test_profile_without_py_spy_is_refused_before_anything_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A one-line usage error (status 2), no server started, when py-spy is
+    neither beside the interpreter nor on PATH."""
+    monkeypatch.syspath_prepend(str(BENCH.parent))
+    import load
+
+    monkeypatch.setattr(load.sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert load.py_spy() is None
+    started: list[object] = []
+    monkeypatch.setattr(load, "run", started.append)
+    monkeypatch.setattr(
+        sys, "argv", ["load.py", "--players", "8", "--profile", str(tmp_path / "x")]
+    )
+    with pytest.raises(SystemExit) as stop:
+        load.main()
+    assert stop.value.code == 2 and started == []
+    assert "--profile needs py-spy" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    # with py-spy beside the interpreter (a virtualenv's bin), it is found there
+    spy = tmp_path / "py-spy"
+    spy.write_text("#!/bin/sh\n")
+    spy.chmod(0o755)
+    assert load.py_spy() == str(spy)
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (the server and the generators)."""
     out = []
