@@ -27,7 +27,7 @@ for _name in ("serve", "tui", "simulate", "replay", "rules", "cluster"):
 
 
 @app.command()
-def version() -> None:
+def version(_version: VersionOption = False) -> None:
     """Print the version (as --version does)."""
     from slapjack import __version__
 

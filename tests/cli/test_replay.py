@@ -153,6 +153,55 @@ def test_invalid_record_exits_2_with_one_message(
     assert lines[0].startswith(f"slapjack replay: {bad}: ") and message in lines[0]
 
 
+def _raw(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+EN_TEXT = json.dumps(_record())
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # more digits than Python turns into an int: a ValueError that is not JSON's
+        (_raw(EN_TEXT, '"t": 2400', '"t": ' + "9" * 5000), "not valid JSON: a number has more than 4300 digits"),
+        # a lone surrogate is no text: the panel (and --json) could not print it
+        (_raw(EN_TEXT, '"Carla"]', '"\\ud800"]'), "a player name must be Unicode text (no lone surrogates), got '\\ud800'"),
+        # a huge value is named, not echoed whole
+        (_raw(EN_TEXT, '{"t": 0, "flip": "Anna"}', '{"t": 0, "flip": "' + "y" * 100_000 + '"}'),
+         "action 0: unknown player 'yyyyyyyyyy"),
+        (_raw(EN_TEXT, '"t": 2400', '"t": ' + "9" * 4000), "action 2: time goes backwards (4100 ms after 99999"),
+    ],
+)  # fmt: skip
+def test_hostile_record_is_one_short_line_and_status_2(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    bad = _write(tmp_path, "bad.json", text)
+    for args in (["replay", str(bad)], ["replay", "--json", str(bad)]):
+        done = subprocess.run(
+            [str(Path(sys.executable).with_name("slapjack")), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 2 and done.stdout == "", done.stderr[-2000:]
+        line = done.stderr.removesuffix("\n")
+        assert "\n" not in line and len(line) < 300, line[:500]
+        assert line.startswith(f"slapjack replay: {bad}: ") and message in line, line
+
+
+def test_names_and_file_names_are_shown_as_written_never_as_markup(tmp_path: Path) -> None:
+    text = EN_TEXT.replace('"Anna"', '"[/]"').replace('"Ben"', '"[red]Ben"')
+    (tmp_path / "x[").mkdir()
+    path = _write(tmp_path, "x[/y].json", text)
+    result = runner.invoke(app, ["replay", str(path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "x[/y].json" in result.stdout
+    assert "[/]" in result.stdout and "[red]Ben" in result.stdout
+
+
 def test_missing_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", str(tmp_path / "nope.json")])
     assert result.exit_code == 2 and "nope.json: cannot read the file" in result.stderr

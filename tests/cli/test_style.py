@@ -95,7 +95,7 @@ def test_value_options_show_what_they_take() -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["--version"], *[[c, "--version"] for c in COMMANDS if c != "version"], ["version"]]
+    "args", [["--version"], *[[c, "--version"] for c in COMMANDS], ["version"]]
 )
 def test_version_everywhere(args: list[str]) -> None:
     result = invoke(*args)
@@ -140,6 +140,8 @@ LEVELS_TEXT = f"levels: {', '.join(LEVELS)}"
         (["tui", "--lang", "fr"], "slapjack tui: "),
         (["tui", "--server", "h.test:9"], "slapjack tui: --server, --token and --watch need --join CODE (or an invite link)"),
         (["tui", "--join", "AB12", "--name", "x" * 30], "slapjack tui: --name must be 1 to 24 characters, got 30"),
+        (["tui", "--join", "AB12", "--seats", "3", "-p", "say-it"], "slapjack tui: --preset, --seats: only for a game on this terminal; --join plays the room's game"),
+        (["tui", "--join", "AB12", "--rule", "tie=split", "--seed", "4"], "slapjack tui: --rule, --seed: only for a game on this terminal"),
         (["tui", "--deck", "/nonexistent/deck.txt"], "slapjack tui: cannot read the deck file /nonexistent/deck.txt: No such file or directory"),
         (["rules", "--preset", "nope"], "slapjack rules: unknown preset 'nope'; presets: "),
         (["rules", "--lang", "fr"], "slapjack rules: unknown language 'fr'"),

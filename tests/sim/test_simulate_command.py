@@ -111,11 +111,35 @@ def test_simulate_irish_snap_with_rules_and_a_cap(tmp_path: Path) -> None:
     assert code == 0 and "forgot the call" in text  # -p is --preset, as in tui and rules
 
 
+def test_an_irish_snap_preset_plays_irish_snap_without_game(tmp_path: Path) -> None:
+    out = tmp_path / "sim.json"
+    code, _, err = run("-g", "2", "-j", "1", "-q", "-p", "irish-snap-winner", "--json", str(out))
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    assert data["game"] == "irish-snap" and data["rules"] == {"preset": "irish-snap-winner"}
+
+
+def test_no_header_is_cut_at_80_columns() -> None:
+    # say-it has the most columns: "eliminated" was cut to "elimina…"
+    for preset in ("classic", "say-it", "irish-snap"):  # the preset names the game
+        res = runner.invoke(
+            app,
+            ["simulate", "-g", "3", "-j", "1", "-q", "-p", preset, "--bots", "beginner"],
+            env={"COLUMNS": "80"},
+        )
+        assert res.exit_code == 0, res.stderr
+        assert "…" not in res.stdout, res.stdout
+        assert max(map(len, res.stdout.splitlines())) <= 80
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--bots", "unknownbot"], f"--bots: unknown bot level 'unknownbot'; levels: {', '.join(LEVELS)}"),
         (["--bots", "pro,wizard,casual,casual"], "--bots: unknown bot level 'wizard'; levels:"),
+        (["--bots", "wizard"], "(or human:<ms> for a simulated person)"),
+        (["--bots", "human:abc"], "--bots: 'human:abc': a simulated person is human:<ms> with a median reaction from"),
+        (["--bots", "human:0"], "e.g. human:400"),
         (["--bots", "pro,casual"], "--bots: 4 players need one level for all of them or 4 levels, got 2: pro,casual"),
         (["--rule", "tie=sometimes"], "bad value 'sometimes' for tie"),
         (["--rule", "nonsense"], "key=value"),

@@ -76,6 +76,14 @@ def test_summary_figures() -> None:
     assert sum(data["flips_histogram"]["counts"]) == 4
 
 
+def test_a_levels_win_share_is_summed_before_it_is_divided() -> None:
+    # 1/6 + 4/6 + 1/6 is 0.9999999999999999 in floats: the table showed "100.0000%"
+    games = [result(100, (0,)), *[result(100, (1,))] * 4, result(100, (2,))]
+    s = Summary.of(Rules(), ("casual",) * 3, 7, 5000, games)
+    assert s.by_level()["casual"]["win_share"] == 1.0
+    assert s.by_level()["casual"]["win_share_per_seat"] == 1 / 3
+
+
 def test_irish_summary_counts_losers_and_first_out() -> None:
     rules = Rules.from_options({"preset": "irish-snap"})
     s = Summary.of(rules, ("a", "b", "c"), 0, 10, [result(50, (1, 2), loser=0, out=(1, 2))])

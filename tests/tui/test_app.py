@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Markdown, Select
 from typer.testing import CliRunner
 
 from slapjack.cli import app as cli
-from slapjack.core import Record, card_name, final_position, replay
+from slapjack.core import Record, Rules, card_name, final_position, replay
 from slapjack.core.events import RaceWon, Slapped
 from slapjack.tui import GameConfig, SeatSpec
+from slapjack.tui.i18n import tr
 from slapjack.tui.screens.dialogs import ConfirmQuit, RulesScreen
 from slapjack.tui.screens.start import StartScreen
 from slapjack.tui.screens.table import TableScreen
@@ -103,6 +105,26 @@ async def test_start_screen_game_preset_options_and_seats() -> None:
         assert "a whole number from 0 to" in screen_text(app)
 
 
+async def test_start_screen_shows_the_rule_overrides_it_was_given() -> None:
+    # `slapjack tui --rule tie=split --rule time_limit=60` (and N after a game):
+    # the form shows the overrides on top of the preset and starts with them.
+    rules = Rules.from_options({"preset": "classic", "tie": "split", "time_limit": 60})
+    app, _clock = make_app(
+        GameConfig(rules=rules, seed=1), {"casual": ScriptedBot()}, skip_setup=False
+    )
+    async with app.run_test(size=(100, 40)) as pilot:
+        await idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        assert screen.query_one("#opt-tie", Select).value == "split"
+        assert screen.query_one("#opt-time_limit", Input).value == "60"
+        assert screen.read_rules().to_options() == rules.to_options()
+        # choosing another preset still resets the options to that preset's
+        screen.query_one("#preset", Select).value = "klatsch-bube"
+        await idle(pilot)
+        assert screen.read_rules().to_options() == {"preset": "klatsch-bube"}
+
+
 async def test_start_screen_two_humans_with_the_same_key_is_an_error() -> None:
     app, _clock = make_app(GameConfig(seed=1), {"casual": ScriptedBot()}, skip_setup=False)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -189,6 +211,19 @@ async def test_german_texts_everywhere() -> None:
         await pilot.press("j")
         await idle(pilot)
         assert app.return_code == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_the_start_screen_hint_fits_80_columns(lang: str) -> None:
+    app, _clock = make_app(
+        GameConfig(seed=1), {"casual": ScriptedBot()}, lang=lang, skip_setup=False
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        hint = tr(lang, "start_hint")
+        assert hint.endswith(("Esc quits", "Esc beendet"))
+        assert hint in screen_text(app)  # whole, not cut at the right edge
 
 
 async def test_rules_screen_shows_the_chosen_preset_and_pauses_the_game() -> None:

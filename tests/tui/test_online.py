@@ -439,6 +439,9 @@ async def test_the_app_takes_its_saved_seat_back_or_a_new_one(
     async with first.run_test(size=(100, 30)) as pilot:
         await wait_app(pilot, lambda: first.game.welcomed, what="welcome")
         token = first.token
+        # the way back names the server too: a bare code would go to the default one
+        hint = next(n for n in first.game.log if getattr(n, "key", "") == "online.token_hint")
+        assert dict(hint.values) == {"code": target.invite, "token": token}  # type: ignore[union-attr]
     saved = store.get(target, "Anna")
     assert saved is not None and saved.seat == 0 and saved.token == token
     again = OnlineApp(target, name="Anna", lang="en", tick_s=0.05, seats=store)

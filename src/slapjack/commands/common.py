@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -58,9 +59,31 @@ def error_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+_LONG_QUOTED = re.compile(r"(?<!\w)'([^'\n]{200,})'(?!\w)|(?<!\w)\"([^\"\n]{200,})\"(?!\w)")
+_LONG_NUMBER = re.compile(r"\d{80,}")
+
+
+def shorten_values(message: str) -> str:
+    """A message names a value from a file, it does not echo it: a quoted value
+    of 200 characters or more keeps its first 60, a number of 80 digits or more
+    its first 20, each with its length (a record may hold a name of a megabyte)."""
+
+    def quoted(match: re.Match[str]) -> str:
+        text = match.group(1) if match.group(1) is not None else match.group(2)
+        quote = match.group(0)[0]
+        return f"{quote}{text[:60]}…{quote} ({len(text):,} characters)"
+
+    def number(match: re.Match[str]) -> str:
+        digits = match.group(0)
+        return f"{digits[:20]}… ({len(digits):,} digits)"
+
+    return _LONG_NUMBER.sub(number, _LONG_QUOTED.sub(quoted, message))
+
+
 def print_error(command_path: str, message: str) -> None:
-    """``slapjack CMD: message`` as one line on stderr."""
-    line = Text.assemble((f"{command_path}:", "bold red"), " ", " ".join(message.split()))
+    """``slapjack CMD: message`` as one line on stderr (long values shortened)."""
+    text = shorten_values(" ".join(message.split()))
+    line = Text.assemble((f"{command_path}:", "bold red"), " ", text)
     error_console().print(line)
 
 

@@ -87,7 +87,7 @@ def describe(path: str, record: Record, result: Replay) -> Panel:
         if seat == game.turn and not game.over:
             notes.append("to flip")
         table.add_row(
-            name,
+            Text(name),  # a name is shown as written, never read as Rich markup ("[/]")
             str(len(stack)),
             card_symbol(stack[0]) if stack else "-",
             ", ".join(notes),
@@ -111,8 +111,8 @@ def describe(path: str, record: Record, result: Replay) -> Panel:
     )
     return Panel(
         Group(*lines),
-        title=f"[bold]{path}[/]",
-        subtitle=f"{record.rules.game.value}: {rules}",
+        title=Text(path, style="bold"),
+        subtitle=Text(f"{record.rules.game.value}: {rules}"),
         title_align="left",
         subtitle_align="left",
     )

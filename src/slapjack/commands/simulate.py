@@ -44,8 +44,8 @@ GAMES = ("slapjack", "irish-snap")
 def _sim_level_problem(level: str) -> str | None:
     try:
         make_bot(level, 0)
-    except UnknownBotLevel:
-        return f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}"
+    except UnknownBotLevel as exc:  # the levels, and human:<ms> with its range
+        return exc.message
     return None
 
 
@@ -105,7 +105,8 @@ def summary_table(summary: Any) -> Table:
         seats.add_column("picked up (last)", justify="right")
     else:
         seats.add_column("jacks won", justify="right")
-        seats.add_column("eliminated", justify="right")
+        # "out", not "eliminated": at 80 columns that one-word header was cut ("elimina…")
+        seats.add_column("out", justify="right")
     seats.add_column("wrong slaps", justify="right")
     if rules.say_it:
         seats.add_column("forgot the call", justify="right")
@@ -161,8 +162,11 @@ def register(app: typer.Typer) -> None:
         games: int = typer.Option(
             1000, "--games", "-g", metavar="N", help="How many games to play, 1 to 100,000,000."
         ),
-        game: str = typer.Option(
-            "slapjack", "--game", metavar="GAME", help=f"One of: {', '.join(GAMES)}."
+        game: str | None = typer.Option(
+            None,
+            "--game",
+            metavar="GAME",
+            help=f"One of: {', '.join(GAMES)} (default: the preset's game, else slapjack).",
         ),
         preset: str | None = typer.Option(
             None,
@@ -236,6 +240,9 @@ def register(app: typer.Typer) -> None:
 
         plots = list(plot or ())
         try:
+            if game is None:  # --preset irish-snap is an Irish Snap game, as in tui and rules
+                known = PRESETS.get(preset) if preset is not None else None
+                game = known.game.value if known is not None else "slapjack"
             if game not in GAMES:
                 raise CommandError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
             check_range("--players", players, 2, 52)

@@ -47,6 +47,21 @@ def read_deck(path: Path) -> tuple[Card, ...]:
     return parse_deck(names)
 
 
+LOCAL_ONLY = {
+    "preset": "--preset",
+    "rule": "--rule",
+    "seats": "--seats",
+    "humans": "--humans",
+    "bots": "--bots",
+    "seed": "--seed",
+    "deck": "--deck",
+    "turn_seconds": "--turn-seconds",
+    "slap_window_ms": "--slap-window-ms",
+}
+"""The options of a local game (parameter → flag): ``--join`` refuses them
+rather than leave them unused (``--quick`` does no harm: there is no start screen)."""
+
+
 def _tui_level_problem(level: str) -> str | None:
     from slapjack.tui.config import BOT_LEVELS
 
@@ -60,6 +75,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("tui")
     def tui_command(
+        ctx: typer.Context,
         lang: str | None = typer.Option(
             None, "--lang", "-l", metavar="LANG", help="en or de (default: from the locale)."
         ),
@@ -156,6 +172,17 @@ def register(app: typer.Typer) -> None:
         from slapjack.tui.i18n import detect_lang
 
         if join is not None or server is not None or token is not None or watch:
+            given = [
+                flag
+                for param, flag in LOCAL_ONLY.items()
+                # by name: Typer carries its own copy of click's ParameterSource
+                if getattr(ctx.get_parameter_source(param), "name", None) == "COMMANDLINE"
+            ]
+            if given and join is not None:
+                raise CommandError(
+                    f"{', '.join(given)}: only for a game on this terminal; --join plays"
+                    " the room's game, with the seats and rules it was made with"
+                )
             _play_online(lang, join, server, name, token, watch)
             return
         try:

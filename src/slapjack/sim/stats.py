@@ -152,18 +152,20 @@ class Summary:
     def by_level(self) -> dict[str, dict[str, float]]:
         """Per bot level: its seats, their total win share and the share per seat."""
         out: dict[str, dict[str, float]] = {}
-        shares = self.win_share
         for s, level in enumerate(self.levels):
             row = out.setdefault(
                 level,
                 {"seats": 0, "win_share": 0.0, "jacks": 0, "wrong_slaps": 0, "losses": 0},
             )
             row["seats"] += 1
-            row["win_share"] += shares[s]
+            # the wins first, then one division: a sum of shares is off by a rounding
+            # (1/6 + 4/6 + 1/6 = 0.9999999999999999, shown as "100.0000%")
+            row["win_share"] += self.win_credit[s]
             row["jacks"] += self.jacks[s]
             row["wrong_slaps"] += self.wrong_slaps[s]
             row["losses"] += self.losses[s]
         for row in out.values():
+            row["win_share"] = row["win_share"] / self.finished if self.finished else 0.0
             row["win_share_per_seat"] = row["win_share"] / row["seats"]
         return out
 

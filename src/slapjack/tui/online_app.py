@@ -68,7 +68,7 @@ class OnlineApp(BaseApp):
             if from_store:
                 game.note("online.rejoining", number=self.joined.seat + 1, who=self.joined.name)
             else:
-                game.note("online.token_hint", code=target.code, token=self.joined.token)
+                game.note("online.token_hint", code=target.invite, token=self.joined.token)
                 if self.seats is not None:
                     game.note("online.seat_saved", code=target.code)
         elif self.token is None and self.player_name:
@@ -124,7 +124,7 @@ class OnlineApp(BaseApp):
             game.note("online.join_failed", message=message)
             return False
         self._take(seat)
-        game.note("online.token_hint", code=target.code, token=seat.token)
+        game.note("online.token_hint", code=target.invite, token=seat.token)
         if self.seats is not None:
             self.seats.save(target, seat, asked=name)
             game.note("online.seat_saved", code=target.code)

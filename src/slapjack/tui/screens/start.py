@@ -97,6 +97,9 @@ class StartScreen(Screen[None]):
         super().__init__()
         self.config = config
         self.lang = lang
+        # The preset whose values the options show: the Select reports its
+        # first value when it mounts, which must not reset the config's overrides.
+        self._preset = config.rules.preset
 
     @property
     def slapjack_app(self) -> SlapjackApp:
@@ -277,8 +280,9 @@ class StartScreen(Screen[None]):
     @on(Select.Changed, "#preset")
     def _preset_changed(self, event: Select.Changed) -> None:
         name = event.value
-        if not isinstance(name, str) or name not in PRESETS:
+        if not isinstance(name, str) or name not in PRESETS or name == self._preset:
             return
+        self._preset = name
         rules = PRESETS[name]
         for option in rules.option_values():
             value = getattr(rules, option)
