@@ -19,7 +19,7 @@ from slapjack.core.events import (
     WrongSlap,
 )
 from slapjack.tui import ManualClock, SeatSpec, SlapjackApp
-from slapjack.tui.screens.end import EndScreen
+from slapjack.tui.screens.end import KEY_GRACE_S, EndScreen
 from slapjack.tui.screens.start import StartScreen
 from slapjack.tui.screens.table import TableScreen
 
@@ -280,6 +280,7 @@ async def test_end_screen_ranking_save_and_play_again(tmp_path: Path) -> None:
         ]  # 25 + the pile of two
         anna = [line for line in text.splitlines() if "Anna" in line and "300 ms" in line]
         assert anna and anna[0].strip(" │").split()[:3] == ["2.", "Anna", "25"]
+        await advance(pilot, clock, 1000 * KEY_GRACE_S)  # keys count from then on
         await pilot.press("s")
         assert len(list(tmp_path.glob("slapjack-*.json"))) == 1
         assert "Game saved to slapjack-" in screen_text(app)
@@ -298,6 +299,28 @@ async def test_end_screen_new_setup_goes_back_to_the_start_screen() -> None:
         await idle(pilot)
         await advance(pilot, clock, 1000)
         assert isinstance(app.screen, EndScreen)
+        await advance(pilot, clock, 1000 * KEY_GRACE_S)
         await pilot.press("n")
         await idle(pilot)
         assert isinstance(app.screen, StartScreen)
+
+
+async def test_end_screen_takes_no_key_for_a_moment_after_the_last_race() -> None:
+    """Hands are still on the keys when the game ends: a late slap or call (Q is
+    seat 1's call key, Enter and N flip keys) must not quit or leave the
+    results unread. After :data:`KEY_GRACE_S` the keys work (and Enter plays again)."""
+    seats = [human(0, "Anna"), SeatSpec("Ben", "casual")]
+    app, clock = make_app(config(seats, deck("5C"), time_limit=1), {"casual": ScriptedBot()})
+    async with app.run_test(size=BIG) as pilot:
+        await idle(pilot)
+        await advance(pilot, clock, 1000)
+        assert isinstance(app.screen, EndScreen)
+        end = app.screen
+        await pilot.press("q", "escape", "n", "enter", "s")
+        await idle(pilot)
+        assert app.screen is end and app.is_running and app.games_started == 1
+        assert "Game saved" not in screen_text(app)
+        await advance(pilot, clock, 1000 * KEY_GRACE_S)
+        await pilot.press("enter")  # the "play again" button has the focus now
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen) and app.games_started == 2

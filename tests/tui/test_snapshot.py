@@ -72,6 +72,7 @@ def game_over(clock: Any) -> Steps:
         await race_result(clock)(pilot)
         await advance(pilot, clock, 3000)
         await idle(pilot)
+        await advance(pilot, clock, 1000)  # the end screen takes keys (its focus) after a moment
 
     return run
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,10 +21,20 @@ from .dialogs import save_record
 if TYPE_CHECKING:
     from ..app import SlapjackApp
 
+KEY_GRACE_S: Final = 0.8
+"""How long the end screen takes no key after it opens. It opens the instant
+the last race is decided, while the players' hands are still on their keys:
+a slap or a call pressed just too late (Q is seat 1's call key, N seat 6's
+flip key, Enter a flip key too) would otherwise quit, or leave the results
+before anyone has read them. Mouse clicks are deliberate and count at once."""
+
 
 class EndScreen(Screen[None]):
     """Enter plays again with the same seats, N goes back to the set-up, S saves
-    the record, Esc or Q quits."""
+    the record, Esc or Q quits: each key from :data:`KEY_GRACE_S` after the
+    screen opened (the "play again" button takes the focus, and so Enter, then)."""
+
+    AUTO_FOCUS = ""  # (None would take the app's, which focuses the first button at once)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n,N", "setup", show=False),
@@ -38,6 +48,9 @@ class EndScreen(Screen[None]):
         self.controller = controller
         self.lang = lang
         self.save_dir = save_dir
+        self.keys_from = controller.clock.now() + KEY_GRACE_S
+        """When keys start to count, on the game's clock (:data:`KEY_GRACE_S`
+        after the screen was made)."""
 
     @property
     def slapjack_app(self) -> SlapjackApp:
@@ -70,31 +83,46 @@ class EndScreen(Screen[None]):
             yield Static(tr(lang, "end.hint"), id="end-hint")
 
     def on_mount(self) -> None:
-        self.query_one("#again", Button).focus()
+        wait = self.keys_from - self.controller.clock.now()
+        if wait > 0:
+            self.controller.clock.call_later(wait, self._focus_again)
+        else:
+            self._focus_again()
+
+    def _focus_again(self) -> None:
+        if self.is_current:  # (not if a click already left the screen)
+            self.query_one("#again", Button).focus()
+
+    def keys_count(self) -> bool:
+        """Whether a key counts yet (see :data:`KEY_GRACE_S`)."""
+        return self.controller.clock.now() >= self.keys_from
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         action = {
-            "again": self.action_again,
-            "setup": self.action_setup,
-            "save": self.action_save,
-            "quit": self.action_quit_app,
+            "again": self.slapjack_app.play_again,
+            "setup": self.slapjack_app.show_setup,
+            "save": self._save,
+            "quit": self.app.exit,
         }.get(event.button.id or "")
         if action is not None:
             action()
 
-    def action_again(self) -> None:
-        self.slapjack_app.play_again()
-
     def action_setup(self) -> None:
-        self.slapjack_app.show_setup()
+        if self.keys_count():
+            self.slapjack_app.show_setup()
 
     def action_save(self) -> None:
+        if self.keys_count():
+            self._save()
+
+    def action_quit_app(self) -> None:
+        if self.keys_count():
+            self.app.exit()
+
+    def _save(self) -> None:
         path = save_record(self, self.controller, self.save_dir, self.lang, log=False)
         if path is not None:
             self.query_one("#end-saved", Static).update(
                 Text(tr(self.lang, "saved", path=path.name), style="bold green")
             )
-
-    def action_quit_app(self) -> None:
-        self.app.exit()
