@@ -209,6 +209,30 @@ def test_missing_file(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "cannot read the file" in result.stderr
 
 
+def test_an_endless_or_huge_file_is_refused_unread_past_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /dev/zero never ends: read whole, it filled the memory
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("slapjack")), "replay", "/dev/zero"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stderr[-2000:]
+    assert done.stderr == "slapjack replay: /dev/zero: larger than 64 MiB: not a game record\n"
+    # the same for a file or standard input over the limit (made small here)
+    import slapjack.commands.replay as replay_command
+
+    monkeypatch.setattr(replay_command, "MAX_RECORD_BYTES", len(EN.read_bytes()) - 1)
+    for args, stdin in (([str(EN)], None), (["-"], EN.read_text(encoding="utf-8"))):
+        result = runner.invoke(app, ["replay", *args], input=stdin)
+        assert result.exit_code == 2 and "larger than 0 MiB: not a game record" in result.stderr
+    monkeypatch.setattr(replay_command, "MAX_RECORD_BYTES", len(EN.read_bytes()))
+    assert runner.invoke(app, ["replay", str(EN)]).exit_code == 0  # exactly at the limit: read
+
+
 def test_no_files_is_a_usage_error() -> None:
     result = runner.invoke(app, ["replay"])
     assert result.exit_code == 2

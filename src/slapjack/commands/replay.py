@@ -36,12 +36,25 @@ class ReplayFailed(Exception):
     """A record (or its file) could not be replayed; ``str()`` is the one-line message."""
 
 
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""A record file larger than this is refused unread past it (the longest games
+are a few hundred kilobytes; ``/dev/zero`` or a stray disk image is not one)."""
+
+
 def load_and_replay(path: str) -> tuple[Record, Replay]:
     """Read ``path`` (``-`` is standard input), check it and replay it to the end."""
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+        else:
+            with Path(path).open("rb") as fh:
+                data = fh.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
         raise ReplayFailed(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise ReplayFailed(
+            f"{path}: larger than {MAX_RECORD_BYTES // 2**20} MiB: not a game record"
+        )
     try:
         record = Record.from_json(data)
         return record, replay(record, check=True)
