@@ -305,12 +305,13 @@ async def test_end_screen_new_setup_goes_back_to_the_start_screen() -> None:
         assert isinstance(app.screen, StartScreen)
 
 
-async def test_end_screen_takes_no_key_for_a_moment_after_the_last_race() -> None:
+async def test_end_screen_takes_no_key_for_a_moment_after_the_last_race(tmp_path: Path) -> None:
     """Hands are still on the keys when the game ends: a late slap or call (Q is
     seat 1's call key, Enter and N flip keys) must not quit or leave the
     results unread. After :data:`KEY_GRACE_S` the keys work (and Enter plays again)."""
     seats = [human(0, "Anna"), SeatSpec("Ben", "casual")]
-    app, clock = make_app(config(seats, deck("5C"), time_limit=1), {"casual": ScriptedBot()})
+    bots = {"casual": ScriptedBot()}
+    app, clock = make_app(config(seats, deck("5C"), time_limit=1), bots, save_dir=tmp_path)
     async with app.run_test(size=BIG) as pilot:
         await idle(pilot)
         await advance(pilot, clock, 1000)
@@ -319,7 +320,7 @@ async def test_end_screen_takes_no_key_for_a_moment_after_the_last_race() -> Non
         await pilot.press("q", "escape", "n", "enter", "s")
         await idle(pilot)
         assert app.screen is end and app.is_running and app.games_started == 1
-        assert "Game saved" not in screen_text(app)
+        assert "Game saved" not in screen_text(app) and not list(tmp_path.iterdir())
         await advance(pilot, clock, 1000 * KEY_GRACE_S)
         await pilot.press("enter")  # the "play again" button has the focus now
         await idle(pilot)
