@@ -186,3 +186,34 @@ def test_a_name_is_measured_by_the_pieces_a_line_keeps_whole(server: Server, pag
     assert em[5] == 0  # no name, no width
     assert em[6] > 2  # the widest piece counts ("WWWW"), not the last
     assert got["fitted"] == ["1"] * 7
+
+
+def test_the_log_names_the_loser_of_irish_snap_not_a_shared_win(
+    server: Server, pages: Pages
+) -> None:
+    """Irish Snap, avoid the last: the end screen said "You placed 2nd of 3. C is
+    left with cards and loses." while the log said "A, B share the win!". The
+    log names the loser now; a shared win (time up in Slapjack) is still one."""
+    from slapjack.core import event_to_dict, replay
+
+    table = played("irish-snap", 3, 1, 3000)
+    assert table.game.over
+    result = replay(table.record)
+    view = spectate(result.game).to_dict()
+    over = event_to_dict(result.events[-1])
+    assert over["type"] == "game_over" and over["loser"] is not None and len(over["winners"]) == 2
+    shared = {"type": "game_over", "winners": [0, 1], "loser": None}
+    page = pages.page()
+    open_page(page, "/rules")
+    texts = page.evaluate(
+        """async ([items]) => {
+          const i18n = await import('/static/js/i18n.js');
+          await i18n.setLang('en');
+          const { describeEvent } = await import('/static/js/table.js');
+          return items.map(([ev, view]) => describeEvent(ev, view));
+        }""",
+        [[[over, view], [shared, view]]],
+    )
+    loser = view["players"][over["loser"]]
+    assert texts[0] == f"Game over: {loser} is left holding cards.", texts
+    assert texts[1] == "Game over: P0, P1 share the win!", texts

@@ -366,3 +366,103 @@ def test_the_last_chance_note_outside_practice_and_in_german(
     assert "Letzte Chance" in note.inner_text()
     assert page.locator("#coach").count() == 0  # explanations belong to practice games
     shot(page, "practice-last-chance-outside-de")
+
+
+NOTE_PLACE = """() => {
+  const r = (el) => el.getBoundingClientRect();
+  const seat = document.querySelector('#table .seat.me');
+  const note = seat.querySelector('.lastchance-note');
+  const felt = document.querySelector('#table.felt, #table .felt');
+  const top = document.querySelector('#table .pile .card.top');
+  const [s, n, f, name] = [r(seat), r(note), r(felt), r(seat.querySelector('.seat-name'))];
+  const t = top ? r(top) : null;
+  return {
+    text: note.textContent,
+    in_felt: n.left >= f.left && n.right <= f.right && n.top >= f.top && n.bottom <= f.bottom,
+    name_in_seat: name.top >= s.top && name.bottom <= s.bottom,
+    over_seat: n.bottom > s.top && n.top < s.bottom,
+    over_top_card: !!t && n.bottom > t.top && n.top < t.bottom && n.right > t.left && n.left < t.right,
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "size"), [("en", (1366, 768)), ("de", (1280, 800))], ids=["en-1366", "de-1280"]
+)
+def test_the_last_chance_note_is_whole_and_leaves_the_seat_readable(
+    server: Server, pages: Pages, shot: Any, lang: str, size: tuple[int, int]
+) -> None:
+    """On a laptop the note sat inside your seat: the seat's name was pushed out
+    at its top and the note's second line was cut off by the felt's edge. It
+    hangs above the seat now, whole, over neither the seat nor the top card."""
+    order = stacked_deck(["5C", "JS", "8D", "JH", "9C", "JD", "10C", "JC"])
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "pro"}, "turn_seconds": 0.5, "public": False},
+        deck=order,
+        timing={"bot_pace": 0.3},
+    )
+    ctx = pages.screen(*size, locale="de-DE" if lang == "de" else "en-GB")
+    ctx.add_init_script(f"localStorage.setItem('slapjack.lang', '{lang}')")
+    page = pages.page(ctx)
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill("Lena")
+    page.locator("#join-btn").click()
+    page.locator("#table .seat.me .lastchance-note").wait_for(state="visible", timeout=90_000)
+    with contextlib.suppress(PlaywrightTimeout):  # the card flying in: where it rests
+        page.wait_for_function(
+            "() => !document.getAnimations().some((a) => a.playState === 'running')",
+            timeout=2000,
+        )
+    place = page.evaluate(NOTE_PLACE)
+    shot(page, f"last-chance-note-{lang}-{size[0]}")
+    assert ("Letzte Chance" if lang == "de" else "Last chance") in place["text"]
+    assert place["in_felt"], place
+    assert place["name_in_seat"], place
+    assert not place["over_seat"], place
+    assert not place["over_top_card"], place
+    assert page.locator("#stack-note").is_hidden()  # said once: on the seat, not again by the stack
+
+
+# Whenever the page shows "last chance" under your stack: its text, and whether
+# it lies whole inside the stack's button and the screen.
+RECORD_STACK_NOTE = """
+new MutationObserver(() => {
+  const note = document.getElementById('stack-note');
+  if (!note || window.__stackNote || !note.textContent) return;
+  const r = note.getBoundingClientRect();
+  if (!r.width) return;
+  const b = document.getElementById('my-stack').getBoundingClientRect();
+  window.__stackNote = {
+    text: note.textContent,
+    inside: r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom
+      && r.bottom <= innerHeight,
+  };
+}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+"""
+
+
+def test_the_last_chance_is_said_under_your_stack_on_a_phone(
+    server: Server, pages: Pages, shot: Any
+) -> None:
+    """An upright phone does not show your own seat on the felt, so the note on
+    it was never seen there: a player with an empty stack read only "0 cards"
+    and did not know a Jack could bring them back. It is said under the stack."""
+    order = stacked_deck(["5C", "JS", "8D", "JH", "9C", "JD", "10C", "JC"])
+    code = server.hook_room(
+        {"seats": 2, "bots": {"1": "pro"}, "turn_seconds": 0.5, "public": False},
+        deck=order,
+        timing={"bot_pace": 0.3},
+    )
+    ctx = pages.screen(390, 844)
+    ctx.add_init_script(RECORD_STACK_NOTE)
+    page = pages.page(ctx)
+    open_page(page, f"/r/{code}")
+    page.locator("#join-name").fill("Lena")
+    page.locator("#join-btn").click()
+    page.locator("#table .seat.me .lastchance-note").wait_for(state="attached", timeout=90_000)
+    page.wait_for_function("() => !!window.__stackNote", timeout=5000)
+    note = page.evaluate("window.__stackNote")
+    shot(page, "last-chance-phone-stack")
+    assert "Last chance" in note["text"], note
+    assert note["inside"], note
+    assert page.locator("#table .seat.me").is_hidden()  # the felt shows no seat of yours

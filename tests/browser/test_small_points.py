@@ -111,3 +111,29 @@ def test_a_button_that_needs_a_name_says_so(server: Server, pages: Pages, button
     page.locator("#name").fill("Uta")
     page.locator(button).click()
     page.wait_for_url("**/r/*")
+
+
+def test_the_history_says_who_was_last_in_irish_snap(server: Server, pages: Pages) -> None:
+    """An Irish Snap game (avoid the last) has a loser and everyone else as
+    winners: the history said "Ann, Ben won", as if they shared a win. It says
+    who was left holding cards, as the end screen and the log do; a Slapjack
+    game still says who won."""
+    base = {"room": "ABCDEF", "started_at": "2026-01-02T10:00:00+00:00", "complete": True}
+    base |= {"finished_at": "2026-01-02T10:05:00+00:00", "actions": 90, "flips": 60}
+    games = [
+        {**base, "id": 2, "game": "irish-snap", "preset": "irish-snap", "flips": 80}
+        | {"players": ["Ann", "Ben", "Cleo"], "winners": ["Ann", "Ben"], "loser": "Cleo"},
+        {**base, "id": 1, "game": "slapjack", "preset": "classic"}
+        | {"players": ["Ann", "Ben"], "winners": ["Ben"], "loser": None},
+    ]
+    page = pages.page()
+    page.route(
+        "**/api/games?*",
+        lambda route: route.fulfill(json={"games": games, "total": len(games)}),
+    )
+    open_page(page, "/history")
+    rows = page.locator("#games tr")
+    rows.nth(1).wait_for()
+    assert "Cleo was last" in rows.nth(0).inner_text()
+    assert "won" not in rows.nth(0).inner_text()
+    assert "Ben won" in rows.nth(1).inner_text()

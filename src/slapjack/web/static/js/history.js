@@ -88,8 +88,9 @@ function renderGames() {
     games.map((g) => {
       let result;
       if (!g.complete) result = t("history.unfinished");
-      else if (g.winners && g.winners.length) result = t("history.won_by", { names: g.winners.join(", ") });
+      // Irish Snap (avoid the last): the one left holding cards, not "won" for all the others
       else if (g.loser) result = t("history.lost_by", { name: g.loser });
+      else if (g.winners && g.winners.length) result = t("history.won_by", { names: g.winners.join(", ") });
       else result = "—";
       // data-label: a phone shows each game as a card, every value named (app.css)
       return h(

@@ -39,7 +39,7 @@ import {
   seatName,
 } from "./table.js";
 import { roomState } from "./roomstate.js";
-import { Coach } from "./practice.js";
+import { Coach, lastChance } from "./practice.js";
 import { Sound, vibrate } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
@@ -575,6 +575,10 @@ function renderControls(view) {
         : t("room.flip_hint", { key: keyLabel(state.keys.flip) })
       : "";
   setText($("flip-hint"), hint);
+  // Your last chance, said under your stack too: on an upright phone the felt
+  // does not show your seat, nor the note on it (app.css shows this there only).
+  const chance = lastChance(view, me);
+  setText($("stack-note"), chance ? t(`seat.last_chance.${chance}`) : "");
   setText($("slap-hint"), keyLabel(state.keys.slap));
   setText($("call-hint"), keyLabel(state.keys.call));
 }

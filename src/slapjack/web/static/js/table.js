@@ -98,7 +98,10 @@ export function describeEvent(ev, view) {
     case "time_is_up":
       return t("ev.time_is_up");
     case "game_over":
-      if (ev.loser !== null && ev.loser !== undefined && !(ev.winners || []).length) {
+      // Irish Snap (avoid the last): the game names the one left holding cards,
+      // as the end screen does; the others finished in order, first is first
+      // (not "X, Y share the win!" for everyone but the loser).
+      if (ev.loser !== null && ev.loser !== undefined) {
         return t("ev.game_over_loser", { name: who(ev.loser) });
       }
       return t((ev.winners || []).length > 1 ? "ev.game_over_shared" : "ev.game_over", {
