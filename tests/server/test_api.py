@@ -108,6 +108,13 @@ async def test_play_now_gives_a_seat_against_three_bots(http: httpx.AsyncClient)
     info = (await http.get(f"/api/rooms/{joined['code']}")).json()
     assert [s["bot"] for s in info["seats"]] == [None, "casual", "casual", "casual"]
     assert info["preset"] == "classic" and info["public"] is False
+    assert info["name"] == "Solo vs bots"
+    # the room is named in the player's language; another language is refused
+    joined = (await http.post("/api/play-now", json={"name": "Jörg", "lang": "de"})).json()
+    info = (await http.get(f"/api/rooms/{joined['code']}")).json()
+    assert info["name"] == "Jörg gegen Bots"
+    refused = await http.post("/api/play-now", json={"name": "Jörg", "lang": "fr"})
+    assert refused.status_code == 422 and refused.json()["code"] == "bad_request"
 
 
 async def test_qr_code_is_an_svg_of_the_invite_link(http: httpx.AsyncClient) -> None:

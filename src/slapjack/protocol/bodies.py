@@ -53,10 +53,12 @@ class JoinRoom(Strict):
 
 class PlayNow(Strict):
     """``POST /api/play-now``: you and three bots of one ``level`` (default
-    ``casual``, which a typical newcomer beats; ``matched`` plays at your speed)."""
+    ``casual``, which a typical newcomer beats; ``matched`` plays at your speed);
+    ``lang`` names the room ("Anna vs bots", "Anna gegen Bots")."""
 
     name: Name = "You"
     level: BotLevel = "casual"
+    lang: Literal["en", "de"] = "en"
 
 
 class Practice(Strict):

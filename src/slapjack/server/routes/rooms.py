@@ -29,6 +29,7 @@ from slapjack.protocol import (
     RoomPage,
 )
 from slapjack.store import StaleOwner
+from slapjack.texts.words import word
 
 from ..clustering import ws_url
 from ..invite import local_only
@@ -218,7 +219,8 @@ async def play_now(ctx: Ctx, request: Request, body: PlayNow) -> Joined | Respon
     if refused is not None:
         return refused
     bots = dict.fromkeys(PLAY_NOW_BOT_SEATS, body.level)
-    settings = CreateRoom(name=f"{body.name} vs bots", bots=bots, public=False)
+    name = word(body.lang, "play_now.room_name", name=body.name)
+    settings = CreateRoom(name=name, bots=bots, public=False)
     placed = await place(ctx, request)
     if isinstance(placed, Response):
         return placed

@@ -14,7 +14,7 @@ import {
   startPage,
 } from "./common.js";
 import { cardFace } from "./cards.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { loadOptions } from "./options.js";
 import { offerPractice, startPractice } from "./practice.js";
 
@@ -142,7 +142,7 @@ async function playNow(ev) {
   try {
     const level = $("level").value;
     localStorage.setItem(LEVEL_KEY, level);
-    const joined = await api("/api/play-now", { method: "POST", body: { name, level } });
+    const joined = await api("/api/play-now", { method: "POST", body: { name, level, lang } });
     saveSeat(joined);
     location.href = `/r/${encodeURIComponent(joined.code)}`;
   } catch (err) {
