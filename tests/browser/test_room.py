@@ -212,6 +212,17 @@ def test_play_now_seats_you_with_three_bots(server: Server, pages: Pages, shot: 
     assert page.locator("#level").input_value() == "matched"
 
 
+def test_play_now_names_the_room_in_the_pages_language(server: Server, pages: Pages) -> None:
+    page = pages.page(pages.context(locale="de-DE"))
+    open_page(page, "/")
+    page.locator("#name").fill("Jörg")
+    page.locator("#play-now").click()
+    page.wait_for_url("**/r/*")
+    code = page.url.rsplit("/", 1)[-1]
+    assert server.api("GET", f"/api/rooms/{code}")["name"] == "Jörg gegen Bots"
+    wait_for(lambda: "Jörg gegen Bots" in page.locator("body").inner_text())
+
+
 def test_reopening_the_link_reconnects_to_the_seat(server: Server, pages: Pages) -> None:
     ctx = pages.context()
     page = pages.page(ctx)
