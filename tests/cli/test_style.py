@@ -260,6 +260,17 @@ def test_the_serve_options_table_names_every_option() -> None:
     assert documented == options_of("serve"), documented ^ options_of("serve")
 
 
+def test_a_deck_file_of_wrong_cards_is_named_in_the_message(
+    tmp_path: Path, no_game: list[SlapjackApp]
+) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text("5C 5C " + "AS " * 50, encoding="utf-8")
+    result = invoke("tui", "--deck", str(deck))
+    assert result.exit_code == 2 and not no_game
+    assert result.stderr.startswith(f"slapjack tui: {deck}: ") and "\n" not in result.stderr[:-1]
+    assert "5C" in result.stderr
+
+
 def test_a_deck_file_that_is_not_text(tmp_path: Path, no_game: list[SlapjackApp]) -> None:
     deck = tmp_path / "deck.bin"
     deck.write_bytes(b"\xff\xfe\x00AS")

@@ -44,7 +44,10 @@ def read_deck(path: Path) -> tuple[Card, ...]:
             raise DeckFileError(f'{path}: expected a list of 52 card names like "10H"')
     else:
         names = [n for n in re.split(r"[\s,;]+", stripped) if n]
-    return parse_deck(names)
+    try:
+        return parse_deck(names)
+    except SlapjackError as exc:  # "duplicate card 5C": which file said so
+        raise DeckFileError(f"{path}: {exc.message}") from None
 
 
 LOCAL_ONLY = {
