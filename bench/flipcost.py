@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 PARTS: list[tuple[str, str]] = [
     # (part, regex on "function (file)"), the first that matches wins per frame
@@ -98,6 +98,14 @@ def part_of(stack: str) -> str:
     return "other"
 
 
+def samples(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """``(stack, count)`` of each ``py-spy record -f raw`` line (others skipped)."""
+    for line in lines:
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if count.isdigit():
+            yield stack, int(count)
+
+
 def tables(
     lines: Iterable[str], cpu_s: float | None = None, flips: float | None = None, top: int = 0
 ) -> str:
@@ -108,11 +116,7 @@ def tables(
     flows: Counter[str] = Counter()
     leaves: Counter[str] = Counter()
     total = 0
-    for line in lines:
-        stack, _, count = line.rstrip("\n").rpartition(" ")
-        if not count.isdigit():
-            continue
-        n = int(count)
+    for stack, n in samples(lines):
         total += n
         parts[part_of(stack)] += n
         flows[flow_of(stack)] += n

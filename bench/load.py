@@ -71,7 +71,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from flipcost import tables  # bench/, this script's own folder
+from flipcost import samples, tables  # bench/, this script's own folder
 
 try:
     import orjson
@@ -692,13 +692,11 @@ def profile_report(
     if spy.returncode != 0 or not Path(out).is_file():
         raise SystemExit(f"py-spy failed ({spy.returncode}): {(err or '').strip()[-500:]}")
     lines = Path(out).read_text().splitlines()
-    samples = sum(
-        int(line.rpartition(" ")[2]) for line in lines if line.rpartition(" ")[2].isdigit()
-    )
+    counted = sum(n for _, n in samples(lines))
     print(tables(lines, cpu_s, flips, top=25), file=sys.stderr)
     return {
         "file": out,
-        "samples": samples,
+        "samples": counted,
         "rate_hz": PROFILE_HZ,
         "server_cpu_s": round(cpu_s, 2),
         "flips": round(flips),

@@ -27,7 +27,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,24 +36,20 @@ LOAD = Path(__file__).resolve().parent / "load.py"
 def start(version: Path, players: int, seconds: float) -> subprocess.Popen[str]:
     env = dict(os.environ, PYTHONPATH=str(version.resolve() / "src"))
     command = [sys.executable, str(LOAD), "--players", str(players), "--seconds", str(seconds)]
-    err = tempfile.TemporaryFile()  # noqa: SIM115 - read in result(): why a run failed
-    proc = subprocess.Popen(
-        [*command, "--pin", "--json"], env=env, stdout=subprocess.PIPE, stderr=err, text=True
+    return subprocess.Popen(
+        [*command, "--pin", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,  # its progress lines, and why it failed if it did
+        text=True,
     )
-    proc.err_file = err  # type: ignore[attr-defined]
-    return proc
 
 
 def result(proc: subprocess.Popen[str], timeout: float) -> dict[str, Any]:
-    out, _ = proc.communicate(timeout=timeout)
+    out, err = proc.communicate(timeout=timeout)  # (both pipes read together)
     lines = [line for line in out.splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
-        proc.err_file.seek(0)  # type: ignore[attr-defined]
-        err = proc.err_file.read()[-1500:]  # type: ignore[attr-defined]
-        raise SystemExit(
-            f"load.py failed (exit {proc.returncode}): {out[-500:]!r}\n"
-            + err.decode(errors="replace")
-        )
+        raise SystemExit(f"load.py failed (exit {proc.returncode}): {out[-500:]!r}\n{err[-1500:]}")
     row: dict[str, Any] = json.loads(lines[-1])
     return row
 

@@ -17,25 +17,33 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "load.py"
 
 
-@pytest.mark.timeout(240)
-def test_two_hundred_players_for_ten_seconds_lose_nothing() -> None:
-    args = ["--players", "200", "--seconds", "10", "--settle", "2", "--procs", "2"]
-    args += ["--after-leave", "2", "--json"]
+def run_load(*args: str, timeout: float) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """``bench/load.py --json`` with ``args``: the finished run and its result."""
     done = subprocess.run(
-        [sys.executable, str(BENCH), *args],
+        [sys.executable, str(BENCH), *args, "--json"],
         capture_output=True,
         text=True,
-        timeout=220,
+        timeout=timeout,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return done, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.timeout(240)
+def test_two_hundred_players_for_ten_seconds_lose_nothing() -> None:
+    _, result = run_load(
+        *("--players", "200", "--seconds", "10", "--settle", "2", "--procs", "2"),
+        *("--after-leave", "2"),
+        timeout=220,
+    )
     assert result["connected"] == 200 and result["closed"] == 0, result
     assert result["lost"] == 0 and result["out_of_order"] == 0
     assert set(result["errors"]) <= {"stale_flip"}, result["errors"]  # a flip racing the turn timer
@@ -61,17 +69,11 @@ def test_two_hundred_players_for_ten_seconds_lose_nothing() -> None:
 @pytest.mark.timeout(180)
 def test_profile_samples_the_server_and_prints_where_its_cpu_went(tmp_path: Path) -> None:
     raw = tmp_path / "server.raw"
-    args = ["--players", "40", "--seconds", "4", "--settle", "1", "--procs", "1"]
-    args += ["--profile", str(raw), "--json"]
-    done = subprocess.run(
-        [sys.executable, str(BENCH), *args],
-        capture_output=True,
-        text=True,
+    done, result = run_load(
+        *("--players", "40", "--seconds", "4", "--settle", "1", "--procs", "1"),
+        *("--profile", str(raw)),
         timeout=170,
-        check=False,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
     profile = result["profile"]
     assert profile["file"] == str(raw) and profile["samples"] > 0, profile
     assert profile["flips"] > 0 and profile["server_us_per_flip"] > 0, profile

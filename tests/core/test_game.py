@@ -808,6 +808,7 @@ def test_time_going_backwards_and_acting_while_out() -> None:
 
 def test_check_players() -> None:
     assert check_players(["a", "b"]) == ("a", "b")
+    assert check_players(["Jörg", "😀 Ben"]) == ("Jörg", "😀 Ben")
     for bad in (
         ["a"],
         "ab",
@@ -817,6 +818,7 @@ def test_check_players() -> None:
         ["a", 3],
         ["a", "x" * 41],
         [f"p{i}" for i in range(53)],
+        ["a", "\ud800"],  # a lone surrogate (JSON can hold one): no text to show or store
     ):
         with pytest.raises(SlapjackError) as err:
             check_players(bad)  # type: ignore[arg-type]

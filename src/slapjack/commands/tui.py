@@ -50,19 +50,20 @@ def read_deck(path: Path) -> tuple[Card, ...]:
         raise DeckFileError(f"{path}: {exc.message}") from None
 
 
-LOCAL_ONLY = {
-    "preset": "--preset",
-    "rule": "--rule",
-    "seats": "--seats",
-    "humans": "--humans",
-    "bots": "--bots",
-    "seed": "--seed",
-    "deck": "--deck",
-    "turn_seconds": "--turn-seconds",
-    "slap_window_ms": "--slap-window-ms",
-}
-"""The options of a local game (parameter → flag): ``--join`` refuses them
-rather than leave them unused (``--quick`` does no harm: there is no start screen)."""
+LOCAL_ONLY = (
+    "preset",
+    "rule",
+    "seats",
+    "humans",
+    "bots",
+    "seed",
+    "deck",
+    "turn_seconds",
+    "slap_window_ms",
+)
+"""The options of a local game (by parameter; ``turn_seconds`` is ``--turn-seconds``):
+``--join`` refuses them rather than leave them unused (``--quick`` does no harm:
+there is no start screen)."""
 
 
 def _tui_level_problem(level: str) -> str | None:
@@ -176,8 +177,8 @@ def register(app: typer.Typer) -> None:
 
         if join is not None or server is not None or token is not None or watch:
             given = [
-                flag
-                for param, flag in LOCAL_ONLY.items()
+                "--" + param.replace("_", "-")
+                for param in LOCAL_ONLY
                 # by name: Typer carries its own copy of click's ParameterSource
                 if getattr(ctx.get_parameter_source(param), "name", None) == "COMMANDLINE"
             ]

@@ -760,7 +760,7 @@ class Game:
 
 
 def check_players(players: Sequence[str]) -> tuple[str, ...]:
-    """2–52 unique, non-blank names of at most 40 characters."""
+    """2–52 unique, non-blank names of at most 40 characters, each Unicode text."""
     if isinstance(players, str) or not isinstance(players, Sequence):
         raise SlapjackError("players must be a list of names", code="bad_players")
     names = tuple(players)
@@ -779,12 +779,26 @@ def check_players(players: Sequence[str]) -> tuple[str, ...]:
                 f"player name longer than {MAX_NAME_LENGTH} characters: {name!r}",
                 code="bad_players",
             )
+        if not name.isascii() and not _is_text(name):
+            raise SlapjackError(
+                f"a player name must be Unicode text (no lone surrogates), got {name!r}",
+                code="bad_players",
+            )
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise SlapjackError(
             f"player names must be unique; {dup!r} appears twice", code="bad_players"
         )
     return names
+
+
+def _is_text(name: str) -> bool:
+    """Whether ``name`` can be written out (JSON reads ``"\\ud800"`` into a lone surrogate)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def describe_card(card: Card | None) -> str:

@@ -121,12 +121,6 @@ class Record:
             players = check_players(data.get("players", []))
         except SlapjackError as exc:
             raise RecordError(exc.message, code=exc.code) from None
-        for name in players:
-            if not _is_text(name):
-                raise RecordError(
-                    f"a player name must be Unicode text (no lone surrogates), got {name!r}",
-                    code="bad_players",
-                )
         has_deck, has_seed = "deck" in data, "seed" in data
         if has_deck == has_seed:
             raise RecordError("a record has either a deck or a seed (exactly one)")
@@ -153,15 +147,6 @@ class Record:
         index = {name: i for i, name in enumerate(players)}
         actions = [_parse_action(i, raw, index) for i, raw in enumerate(raw_actions)]
         return cls(rules, players, deck, seed, actions, meta)
-
-
-def _is_text(name: str) -> bool:
-    """Whether ``name`` can be written out (JSON reads ``"\\ud800"`` into a lone surrogate)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _check_seed(seed: Any) -> int:
