@@ -58,6 +58,15 @@ def summarise(data: dict[str, Any], depth: int, top: int, seconds: float) -> Non
     stalls = [s for s in data["stalls"] if start <= s[1] <= end]
     worst = sorted(max(ms for ms, _ in s[2]) for s in stalls)
     print(f"loop stalls over 12 ms: {len(stalls)}; the longest (ms): {worst[-10:]}")
+    checkpoints = [(a, b) for a, b in data.get("checkpoints", []) if start <= a <= end]
+    if checkpoints:
+        during = [s for s in stalls if any(a <= s[1] <= b for a, b in checkpoints)]
+        busy = sum(b - a for a, b in checkpoints)
+        share = f"{100.0 * busy / span:.1f} %" if span else f"{busy:.1f} s"
+        print(
+            f"WAL checkpoints beside the writer: {_line([(b - a) * 1000.0 for a, b in checkpoints])};"
+            f" running {share} of the window, {len(during)} of the stalls began during one"
+        )
     seen: Counter[str] = Counter()
     for _, _, samples in stalls:
         for _, where in samples:

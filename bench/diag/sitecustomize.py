@@ -44,6 +44,7 @@ if "serve" in sys.argv and os.environ.get("SLAPJACK_DIAG"):
     _stalls: list[list[Any]] = []  # [beat, wall time, [(ms late, stack), ...]]
     _ticks: list[tuple[float, int, float]] = []  # (wall time, sockets, ms)
     _marks: list[tuple[str, float]] = []
+    _checkpoints: list[tuple[float, float]] = []  # (wall time at start, at end)
     _gc_start = [0.0]
 
     def _on_gc(phase: str, info: dict[str, Any]) -> None:
@@ -94,10 +95,30 @@ if "serve" in sys.argv and os.environ.get("SLAPJACK_DIAG"):
 
         pings.Pinger._ping = timed_ping  # type: ignore[method-assign]
 
+        import slapjack.store.sqlite as sqlite_store
+
+        checkpoint = sqlite_store.SqliteStore._run_checkpoint
+
+        async def timed_checkpoint(self: Any) -> None:
+            started = time.time()
+            try:
+                await checkpoint(self)
+            finally:
+                _checkpoints.append((started, time.time()))
+
+        sqlite_store.SqliteStore._run_checkpoint = timed_checkpoint  # type: ignore[method-assign]
+
     def _dump() -> None:
         with open(os.path.join(_OUT, f"diag.{os.getpid()}.json"), "w") as out:
             json.dump(
-                {"marks": _marks, "gc": _gc, "stalls": _stalls, "ticks": _ticks[-20_000:]}, out
+                {
+                    "marks": _marks,
+                    "gc": _gc,
+                    "stalls": _stalls,
+                    "ticks": _ticks[-20_000:],
+                    "checkpoints": _checkpoints,
+                },
+                out,
             )
 
     def _watch() -> None:
