@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Markdown, Select
+from textual.widgets import Input, Label, Markdown, Select
 from typer.testing import CliRunner
 
 from slapjack.cli import app as cli
@@ -123,6 +123,38 @@ async def test_start_screen_shows_the_rule_overrides_it_was_given() -> None:
         screen.query_one("#preset", Select).value = "klatsch-bube"
         await idle(pilot)
         assert screen.read_rules().to_options() == {"preset": "klatsch-bube"}
+
+
+@pytest.mark.parametrize(
+    ("lang", "label", "error"),
+    [
+        ("en", "Time limit (s, 0 = off)", "a whole number from 0 to"),
+        ("de", "Zeitlimit (s, 0 = aus)", "bitte eine ganze Zahl von 0 bis"),
+    ],
+)
+async def test_the_time_limit_row_says_its_unit_like_the_turn_timer(
+    lang: str, label: str, error: str
+) -> None:
+    # `slapjack tui --rule time_limit=60` showed "Time limit   60": sixty what?
+    rules = Rules.from_options({"preset": "classic", "time_limit": 60})
+    app, _clock = make_app(
+        GameConfig(rules=rules, seed=1), {"casual": ScriptedBot()}, lang=lang, skip_setup=False
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        row = screen.query_one("#row-time_limit")
+        assert str(row.query_one(Label).render()) == label
+        lines = screen_text(app).splitlines()
+        assert any(label in line and " 60 " in line for line in lines)
+        turn = tr(lang, "turn_timer")  # the row it reads like: "Turn timer (s, 0 = off)"
+        assert label.endswith(turn[turn.index(" (") :])
+        # a wrong number is named by the same label
+        screen.query_one("#opt-time_limit", Input).value = "-3"
+        screen.action_start()
+        await idle(pilot)
+        assert f"{label}: {error}" in screen_text(app)
 
 
 async def test_start_screen_two_humans_with_the_same_key_is_an_error() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from slapjack.core import FULL_DECK, Card, is_jack, parse_card
@@ -19,6 +20,7 @@ from slapjack.core.events import (
     WrongSlap,
 )
 from slapjack.tui import ManualClock, SeatSpec, SlapjackApp
+from slapjack.tui.i18n import tr
 from slapjack.tui.screens.end import KEY_GRACE_S, EndScreen
 from slapjack.tui.screens.start import StartScreen
 from slapjack.tui.screens.table import TableScreen
@@ -325,3 +327,49 @@ async def test_end_screen_takes_no_key_for_a_moment_after_the_last_race(tmp_path
         await pilot.press("enter")  # the "play again" button has the focus now
         await idle(pilot)
         assert isinstance(app.screen, TableScreen) and app.games_started == 2
+
+
+@pytest.mark.parametrize("seats", [4, 10])
+async def test_at_80x24_the_end_screen_keeps_its_buttons_and_keys_in_sight(
+    seats: int, tmp_path: Path
+) -> None:
+    """Anna wins the last Jack and everyone else, out of cards, goes out: one
+    line of last result per player. At 80×24 that pushed the key hint out of
+    the box (four seats, the default game) and the buttons too (ten seats).
+    The ranking and the last result scroll instead; the buttons and the hint
+    stay, also once the record is saved."""
+    others = ["Ben", "Carla", "Dan", *(f"Bot{i}" for i in range(4, 10))][: seats - 1]
+    table = [human(0, "Anna"), *(SeatSpec(name, "casual") for name in others)]
+    cards = ten_seat_deck({47: "JC", 48: "JD", 49: "JH", 51: "JS"})
+    bots = {"casual": ScriptedBot(flip_ms=100)}
+    app, clock = make_app(config(table, cards), bots, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        c = ctl(app)
+        await play_until(pilot, clock, app, lambda: c.game.race_open and c.game.flips == 52)
+        await advance(pilot, clock, 230)
+        await pilot.press("a")
+        await advance(pilot, clock, 600)
+        assert c.game.winners == (0,) and sum(c.game.is_out) == seats - 1
+        await advance(pilot, clock, 1000 * KEY_GRACE_S)
+        assert isinstance(app.screen, EndScreen)
+        hint = tr("en", "end.hint")
+        text = screen_text(app)
+        assert "Anna won!" in text and "1.   Anna" in text
+        assert "Play again" in text and "Quit" in text and hint in text
+        seen = text
+        if seats == 10:  # the last result is below the ranking: Shift+Tab, End
+            assert "Bot9 is out" not in text
+            await pilot.press("shift+tab", "end")
+            await idle(pilot)
+            seen = screen_text(app)
+            assert "Play again" in seen and hint in seen
+        for name in others:
+            assert f"{name} is out: no cards" in seen
+        await pilot.press("s")
+        await idle(pilot)
+        app.clear_notifications()  # the note in the corner covers the buttons for a while
+        await idle(pilot)
+        text = screen_text(app)
+        assert "Game saved to slapjack-" in text
+        assert "Play again" in text and hint in text

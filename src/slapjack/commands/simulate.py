@@ -8,7 +8,9 @@ import time
 from typing import IO, Any
 
 import typer
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -70,6 +72,69 @@ def _pct(x: float) -> str:
     return share_label(100 * x)
 
 
+def _two_lines(header: str) -> str:
+    """``header`` on the two lines that make it narrowest; of two breaks as
+    narrow, the later one (``"picked up\\n(last)"``). One word stays as it is."""
+    words = header.split()
+    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+    if not splits:
+        return header
+    top, bottom = min(reversed(splits), key=lambda pair: max(map(cell_len, pair)))
+    return f"{top}\n{bottom}"
+
+
+class FitTable:
+    """A table whose cells never wrap nor get cut: where the terminal is too
+    narrow for its headers on one line, the headers that give the most room
+    are put on two lines, one by one, until it fits. (Rich's own squeezing
+    narrows every column alike and cuts bot levels and long counts with "…".)"""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.headers: list[tuple[str, JustifyMethod]] = []
+        self.rows: list[tuple[str, ...]] = []
+
+    def add_column(self, header: str, justify: JustifyMethod = "left") -> None:
+        self.headers.append((header, justify))
+
+    def add_row(self, *cells: str) -> None:
+        self.rows.append(cells)
+
+    def table(self, max_width: int) -> Table:
+        """The table for ``max_width`` columns, with as few two-line headers as fit."""
+        heads = [header for header, _ in self.headers]
+        cells = [max((cell_len(row[i]) for row in self.rows), default=0) for i in range(len(heads))]
+
+        def col_width(i: int) -> int:
+            return max(cells[i], *map(cell_len, heads[i].split("\n")))
+
+        def total() -> int:  # each column's padding and left border, and the right border
+            return sum(col_width(i) + 3 for i in range(len(heads))) + 1
+
+        while total() > max_width:
+            savings = [
+                (col_width(i) - max(cells[i], *map(cell_len, _two_lines(h).split("\n"))), i)
+                for i, h in enumerate(heads)
+                if "\n" not in h
+            ]
+            saving, i = max(savings, default=(0, -1))
+            if saving <= 0:
+                break  # as narrow as it goes: Rich squeezes the rest
+            heads[i] = _two_lines(heads[i])
+        table = Table(title=self.title, title_justify="left")
+        for head, (_, justify) in zip(heads, self.headers, strict=True):
+            table.add_column(head, justify=justify, no_wrap=True)
+        for row in self.rows:
+            table.add_row(*(Text(cell) for cell in row))
+        return table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.table(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.table(options.max_width))
+
+
 def summary_table(summary: Any) -> Table:
     """The summary as a Rich table: one block of totals, one row per seat."""
     from slapjack.sim import Summary
@@ -94,7 +159,7 @@ def summary_table(summary: Any) -> Table:
         head.add_row("exact ties", f"{summary.ties} reslap, {summary.splits} split")
         head.add_row("Jacks nobody slapped", str(summary.no_slaps))
 
-    seats = Table(title="Per seat", title_justify="left")
+    seats = FitTable("Per seat")
     seats.add_column("seat", justify="right")
     seats.add_column("bot")
     seats.add_column("win share", justify="right")
@@ -122,7 +187,7 @@ def summary_table(summary: Any) -> Table:
             row.append(str(summary.forfeits[s]))
         seats.add_row(*row)
 
-    levels = Table(title="Per bot level", title_justify="left")
+    levels = FitTable("Per bot level")
     levels.add_column("bot")
     levels.add_column("seats", justify="right")
     levels.add_column("win share", justify="right")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
@@ -27,6 +27,14 @@ the last race is decided, while the players' hands are still on their keys:
 a slap or a call pressed just too late (Q is seat 1's call key, N seat 6's
 flip key, Enter a flip key too) would otherwise quit, or leave the results
 before anyone has read them. Mouse clicks are deliberate and count at once."""
+
+
+class EndBody(VerticalScroll):
+    """The ranking and the last result; a tab stop (arrows, Page Up/Down, Home,
+    End scroll it) only while it has more than it shows."""
+
+    def allow_focus(self) -> bool:
+        return self.allow_vertical_scroll
 
 
 class EndScreen(Screen[None]):
@@ -66,14 +74,15 @@ class EndScreen(Screen[None]):
         with Vertical(id="end-box"):
             yield Static(tr(lang, "end.title"), id="end-title")
             yield Static(headline(state, lang), id="end-headline")
-            ranking = self.controller.game.ranking()
-            yield Static(ranking_table(state, ranking, lang), id="end-ranking")
-            last = [
-                item_text(item, state, lang)
-                for item in state.banner
-                if not isinstance(item, GameOver)  # the headline says it
-            ]
-            yield Static(Wrapped(last), id="end-last")
+            with EndBody(id="end-body"):
+                ranking = self.controller.game.ranking()
+                yield Static(ranking_table(state, ranking, lang), id="end-ranking")
+                last = [
+                    item_text(item, state, lang)
+                    for item in state.banner
+                    if not isinstance(item, GameOver)  # the headline says it
+                ]
+                yield Static(Wrapped(last), id="end-last")
             yield Static("", id="end-saved")
             with Horizontal(id="end-buttons"):
                 yield Button(tr(lang, "b.play_again"), id="again", variant="primary", compact=True)
@@ -83,11 +92,29 @@ class EndScreen(Screen[None]):
             yield Static(tr(lang, "end.hint"), id="end-hint")
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self.fit_body)
         wait = self.keys_from - self.controller.clock.now()
         if wait > 0:
             self.controller.clock.call_later(wait, self._focus_again)
         else:
             self._focus_again()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_body)
+
+    def fit_body(self) -> None:
+        """Give the ranking and the last result at most the rows the rest of the
+        box leaves, so that the buttons and the hint stay on screen; they scroll
+        when the terminal is too low (ten seats at 80×24)."""
+        box = self.query_one("#end-box")
+        body = self.query_one(EndBody)
+        others = sum(
+            child.outer_size.height + child.styles.margin.height
+            for child in box.children
+            if child is not body and child.display
+        )
+        room = self.size.height - box.styles.gutter.height - others
+        body.styles.max_height = max(room, 3)
 
     def _focus_again(self) -> None:
         if self.is_current:  # (not if a click already left the screen)
@@ -123,6 +150,7 @@ class EndScreen(Screen[None]):
     def _save(self) -> None:
         path = save_record(self, self.controller, self.save_dir, self.lang, log=False)
         if path is not None:
-            self.query_one("#end-saved", Static).update(
-                Text(tr(self.lang, "saved", path=path.name), style="bold green")
-            )
+            saved = self.query_one("#end-saved", Static)
+            saved.update(Text(tr(self.lang, "saved", path=path.name), style="bold green"))
+            saved.add_class("shown")
+            self.call_after_refresh(self.fit_body)

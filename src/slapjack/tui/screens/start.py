@@ -140,7 +140,7 @@ class StartScreen(Screen[None]):
                 for name in OPTION_NAMES:
                     classes = "row option " + ("irish" if name in IRISH_ONLY else "slapjack")
                     with Horizontal(classes=classes, id=f"row-{name}"):
-                        yield Label(helps[name]["label"], classes="label")
+                        yield Label(self._option_label(name, helps), classes="label")
                         yield self._option_widget(name, getattr(rules, name))
             with Vertical(id="seats-group", classes="group"):
                 with Horizontal(classes="row"):
@@ -178,6 +178,13 @@ class StartScreen(Screen[None]):
             yield Button(tr(lang, "start"), id="start", variant="primary", compact=True)
             yield Button(tr(lang, "rules_button"), id="rules", compact=True)
             yield Label(tr(lang, "start_hint"), id="start-hint")
+
+    def _option_label(self, name: str, helps: dict[str, dict[str, Any]]) -> str:
+        """An option's label; the time limit's says its unit, as the turn timer's
+        does ("Time limit (s, 0 = off)"): the field is a number of seconds."""
+        if name == "time_limit":
+            return tr(self.lang, "time_limit")
+        return str(helps[name]["label"])
 
     def _option_widget(self, name: str, value: Any) -> Select[Any] | Input:
         lang = self.lang
@@ -335,7 +342,7 @@ class StartScreen(Screen[None]):
                 continue
             if name == "time_limit":
                 value: Any = self._read_int(
-                    "opt-time_limit", option_help(self.lang)[name]["label"], 0, MAX_TIME_LIMIT_S
+                    "opt-time_limit", tr(self.lang, "time_limit"), 0, MAX_TIME_LIMIT_S
                 )
             elif name == "say_it":
                 value = say_it
