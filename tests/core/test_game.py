@@ -247,6 +247,32 @@ def test_next_jack_empty_player_is_out_when_someone_else_wins_it() -> None:
     assert g.is_out[0] and g.turn == 2  # left of Ben
 
 
+def test_players_one_jack_puts_out_together_are_ranked_by_that_race() -> None:
+    """Ben, Carla and Dora hold nothing and Anna wins her own Jack: all three
+    go out at once. Carla slapped faster than Dora, Ben not at all: Carla is
+    second, Dora third, Ben last (not the reverse of seat order)."""
+    g = Game(Rules(), names(4), FULL_DECK)
+    set_position(g, {0: ["JS"]}, bank=0, turn=0)
+    g.flip(0)
+    g.slap(3, 300)
+    g.slap(2, 200)
+    g.slap(0, 150)
+    ev = g.settle()
+    assert ev[0] == RaceWon(0, 1, ((0, 150), (2, 200), (3, 300)))
+    assert g.over and g.winners == (0,)
+    assert g.ranking() == [0, 2, 3, 1]
+    assert [e.seat for e in ev if isinstance(e, Eliminated)] == [1, 3, 2]  # the worst first
+
+
+def test_players_out_together_without_a_slap_are_ranked_clockwise_from_the_winner() -> None:
+    g = Game(Rules(), names(4), FULL_DECK)
+    set_position(g, {1: ["JS"]}, bank=1, turn=1)
+    g.flip(1)
+    g.slap(1, 250)
+    g.settle()
+    assert g.over and g.ranking() == [1, 2, 3, 0]
+
+
 def test_next_jack_nobody_slaps_keeps_the_empty_player_in() -> None:
     g = _emptied(empty_stack="next_jack")
     g.flip(1)

@@ -670,11 +670,19 @@ class Game:
             winner = tied[0]
             events.append(PileSplit(self._deal_pile(tied), reactions))
         if rules.empty_stack is EmptyStack.NEXT_JACK:
-            for s in self._order_from(winner):
-                if not self.is_out[s] and not self.stacks[s]:
-                    self._eliminate(s, "lost_jack", events)
-                    if self.over:
-                        return
+            # DECISION: players this Jack puts out together are ranked by the
+            # race: a slap ahead of none, a faster one ahead of a slower, then
+            # clockwise from the winner. ``ranking`` places the last one out
+            # first, so they go out from the worst of them to the best.
+            place = {s: i for i, (s, _) in enumerate(reactions)}
+            empty = [
+                s for s in self._order_from(winner) if not self.is_out[s] and not self.stacks[s]
+            ]
+            empty.sort(key=lambda s: place.get(s, n))
+            for s in reversed(empty):
+                self._eliminate(s, "lost_jack", events)
+                if self.over:
+                    return
         if rules.after_jack is AfterJack.LEFT_OF_WINNER:
             self.pending_from = winner + 1
         else:
