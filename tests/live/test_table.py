@@ -210,6 +210,37 @@ def test_say_it_without_the_call_the_slap_goes_in_bare_and_forfeits() -> None:
     assert of(Forfeit, live.take())[0].seat == 0  # type: ignore[attr-defined]
 
 
+def test_say_it_the_race_waits_for_a_call_still_to_come() -> None:
+    """P0 slaps first without the call, P1 just after with it; P0's call comes
+    after the race's window but within its wait: the race waited for it, and
+    P0, the faster, wins (not a forfeit at the window's end)."""
+    live = table(deck("JC"), preset="say-it", levels=(None, None, None), window=20.0)
+    live.flip(0, 0.0)
+    live.slap(0, 250.0, claimed_ms=250.0)
+    live.slap(1, 261.0, claimed_ms=261.0, call=True)
+    assert live.next_deadline > 281.0  # not the window's end while P0 waits
+    live.wake(290.0)
+    assert live.game.race_open and not of(Forfeit, live.take())
+    live.call(0, 302.0)
+    while live.game.race_open:
+        live.wake(live.next_deadline)
+    events = live.take()
+    assert of(Slapped, events) == [Slapped(0, 250.0, True)]
+    assert of(RaceWon, events)[0].winner == 0  # type: ignore[attr-defined]
+    assert not of(Forfeit, events)
+
+
+def test_say_it_a_wait_that_ends_closes_the_race_with_the_slap_in_bare() -> None:
+    live = table(deck("JC"), preset="say-it", levels=(None, None, None), window=20.0)
+    live.flip(0, 0.0)
+    live.slap(0, 250.0, claimed_ms=250.0)
+    live.slap(1, 261.0, claimed_ms=261.0, call=True)
+    assert live.next_deadline == 600.0  # P0's wait: 350 ms after the slap
+    live.wake(600.0)
+    events = live.take()
+    assert Slapped(0, 250.0, False) in events and of(Forfeit, events)[0].seat == 0  # type: ignore[attr-defined]
+
+
 def test_say_it_a_call_before_the_slap_on_the_same_card_counts() -> None:
     live = table(deck("JC"), preset="say-it")
     live.flip(0, 0.0)

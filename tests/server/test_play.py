@@ -217,6 +217,46 @@ async def test_say_it_call_as_a_separate_message(live: LiveServer) -> None:
         await cb.close()
 
 
+async def test_say_it_the_race_waits_past_its_window_for_a_call_to_come(live: LiveServer) -> None:
+    """B slaps first without the call, A just after with it; B's call comes
+    after the referee's window (here the arrival referee's 500 ms; the fair
+    referee's is tens of ms on loopback) but within B's wait for it: the race
+    waited for it, and B, the faster, wins (no forfeit)."""
+    deck = [card_name(c) for c in range(52)]
+    deck.remove("JS")
+    deck.insert(0, "JS")
+    code = await make_room(
+        live,
+        seats=2,
+        preset="say-it",
+        deck=deck,
+        timing={"call_grace_ms": 1000.0, "jack_timeout_ms": 2500.0},
+    )
+    a, b = (await join(live, code, "A")), (await join(live, code, "B"))
+    ca, cb = Client(live.ws_url, code, a["token"]), Client(live.ws_url, code, b["token"])
+    await ca.connect()
+    await cb.connect()
+    try:
+        await ca.wait(lambda c: c.view is not None and c.view["turn"] == 0)
+        await ca.act("flip", flip_id=0)
+        await ca.wait(lambda c: c.view is not None and c.view["race_open"])
+        await cb.act("slap", flip_id=1, reaction_ms=250.0, call=False)
+        await asyncio.sleep(0.02)
+        await ca.act("slap", flip_id=1, reaction_ms=261.0, call=True)
+        await asyncio.sleep(0.7)  # past the window, within B's wait
+        assert ca.view is not None and ca.view["race_open"], "the race closed on a waiting slap"
+        await cb.act("call", flip_id=1)
+        won = await ca.wait_frame(
+            lambda f: f["type"] == "update" and any(e["type"] == "race_won" for e in f["events"])
+        )
+        events = won["events"]
+        assert next(e for e in events if e["type"] == "race_won")["winner"] == 1
+        assert not any(e["type"] == "forfeit" for e in events)
+    finally:
+        await ca.close()
+        await cb.close()
+
+
 async def test_spectator_sees_no_seat_and_cannot_act(live: LiveServer) -> None:
     code = await make_room(live, seats=2)
     a = await join(live, code, "A")

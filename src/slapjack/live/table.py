@@ -303,12 +303,15 @@ class LiveTable:
         t, kind = INF, -1
         if self._bot_slaps:
             t, kind = self._bot_slaps[0][0], _BOT
+        race = self._race_at
         if self._waits:
-            w = min(v[0] for v in self._waits.values())
-            if w < t:
-                t, kind = w, _WAIT
-        if self._race_at < t:
-            t, kind = self._race_at, _RACE
+            ends = [v[0] for v in self._waits.values()]
+            if min(ends) < t:
+                t, kind = min(ends), _WAIT
+            # a slap awaiting its call holds the race open, not past its limit
+            race = max(race, min(max(ends), self._race_limit()))
+        if race < t:
+            t, kind = race, _RACE
         if self._deadlock_at < t:
             t, kind = self._deadlock_at, _DEADLOCK
         if self._turn_at < t:
@@ -547,11 +550,14 @@ class LiveTable:
             self._schedule_turn(at)
         self._due = self._next_due()
 
+    def _race_limit(self) -> float:  # the open race's end at the latest: its timeout
+        t = self.timing
+        return self._race_opened + (t.irish_timeout_ms if self._irish else t.jack_timeout_ms)
+
     def _race_deadline(self) -> float:
-        opened = self._race_opened
+        deadline = self._race_limit()
         if self._irish:
-            return opened + self.timing.irish_timeout_ms
-        deadline = opened + self.timing.jack_timeout_ms
+            return deadline
         first = self._first_slap
         if first is not None:
             among = self.game.reslap_among
