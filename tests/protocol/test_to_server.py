@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from slapjack.protocol import CLIENT_MESSAGE, CreateRoom, Hello, JoinRoom, SlapMsg, clean_name
+from slapjack.protocol import (
+    CLIENT_MESSAGE,
+    CreateRoom,
+    Hello,
+    JoinRoom,
+    SlapMsg,
+    clean_name,
+    refusal,
+)
 
 
 def test_valid_frames_parse() -> None:
@@ -104,3 +112,23 @@ def test_a_room_name_may_be_empty_and_forty_long() -> None:
         CreateRoom.model_validate({"name": "r" * 41})
     with pytest.raises(ValidationError):
         CreateRoom.model_validate({"seats": "4"})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"type": "dance"}', "type: Input tag 'dance'"),
+        ('{"id": 1}', "type: Unable to extract tag"),
+        ("[1, 2]", "frame: Input should be"),
+        (
+            '{"type": "slap", "v": 1, "token": "t", "flip_id": 1, "reaction_ms": "x"}',
+            "slap.reaction_ms: ",
+        ),
+    ],
+)
+def test_a_refusal_names_the_field_or_the_frame(text: str, message: str) -> None:
+    """bad_message's text begins with what was wrong (protocol.md), never with ": "."""
+    with pytest.raises(ValidationError) as caught:
+        CLIENT_MESSAGE.validate_json(text)
+    code, said = refusal(caught.value)
+    assert code == "bad_message" and said.startswith(message), said

@@ -324,7 +324,9 @@ async def test_framework_errors_have_the_documented_shape(http: httpx.AsyncClien
     assert r.status_code == 404 and r.json() == {"code": "not_found", "message": "Not Found"}
     r = await http.delete("/api/rooms")
     assert r.status_code == 405 and r.json()["code"] == "method_not_allowed"
-    assert "GET" in r.headers["allow"]
+    assert r.headers["allow"] == "GET, POST"  # every route of the path, not the first one's
+    r = await http.get("/api/play-now")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
     r = await http.get("/api/games/not-a-number")
     assert r.status_code == 422 and r.json()["code"] == "bad_request"
     assert "game_id" in r.json()["message"]
@@ -371,3 +373,17 @@ async def test_the_forms_options_come_from_the_engines_option_table(
         "choices": ["reslap", "split"],
     }
     assert "matched" in got["bot_levels"] and got["min_seats"] == 2
+
+
+@pytest.mark.parametrize("headers", [{}, {"content-type": "application/json"}])
+async def test_a_room_is_made_from_an_empty_body_as_from_an_empty_object(
+    http: httpx.AsyncClient, headers: dict[str, str]
+) -> None:
+    """Every field of CreateRoom may be left out (protocol.md): the body too."""
+    r = await http.post("/api/rooms", content=b"", headers=headers)
+    assert r.status_code == 200, r.text
+    empty = (await http.get(f"/api/rooms/{r.json()['code']}")).json()
+    r = await http.post("/api/rooms", json={})
+    default = (await http.get(f"/api/rooms/{r.json()['code']}")).json()
+    same = {k for k in default if k not in ("code", "name", "url", "created_at")}
+    assert {k: empty[k] for k in same} == {k: default[k] for k in same}

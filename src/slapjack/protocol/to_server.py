@@ -191,5 +191,8 @@ def refusal(exc: _ValidationError) -> tuple[ErrorCode, str]:
     if any(e["type"] == "json_invalid" for e in errors):
         return ErrorCode.BAD_JSON, "not valid JSON"
     first = errors[0]
-    where = ".".join(str(p) for p in first["loc"])
+    # (no location: the frame's ``type`` names no message, or it is no object)
+    where = ".".join(str(p) for p in first["loc"]) or (
+        "type" if first["type"].startswith("union_tag") else "frame"
+    )
     return ErrorCode.BAD_MESSAGE, f"{where}: {first['msg']}"[:200]

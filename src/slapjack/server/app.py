@@ -21,6 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from slapjack.store import open_store
 from slapjack.store.base import Store
@@ -102,6 +103,22 @@ def _validation_error(exc: RequestValidationError) -> JSONResponse:
     where = ".".join(str(p) for p in loc if p != "body")
     code = kind if kind in ("bad_name",) else "bad_request"
     return error(422, code, f"{where}: {first.get('msg', 'invalid')}".strip(": "))
+
+
+def _allowed(app: FastAPI, request: Request) -> str:
+    """The ``Allow`` header of a 405: the methods of every route of this path
+    (Starlette names only the first route's, so ``/api/rooms`` said ``GET``
+    without its ``POST``)."""
+    routes = app.router.routes
+    return ", ".join(
+        method
+        for method in METHODS
+        if any(r.matches({**request.scope, "method": method})[0] is Match.FULL for r in routes)
+    )
+
+
+METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
+"""The methods an ``Allow`` header may name (the app serves no others)."""
 
 
 def create_app(
@@ -223,7 +240,10 @@ def create_app(
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
-        return error(exc.status_code, code, message, dict(exc.headers or {}))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = _allowed(app, request)
+        return error(exc.status_code, code, message, headers)
 
     @app.exception_handler(Exception)
     async def _server_error(request: Request, exc: Exception) -> JSONResponse:

@@ -13,7 +13,7 @@ from functools import partial
 from typing import Annotated, Any, Final
 
 import segno
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from slapjack.cluster import ClusterUnavailable, NoNodeAvailable
@@ -194,7 +194,11 @@ async def list_rooms(
 
 
 @router.post("/rooms", response_model=None)
-async def post_room(ctx: Ctx, request: Request, settings: CreateRoom) -> RoomCreated | Response:
+async def post_room(
+    ctx: Ctx, request: Request, body: Annotated[CreateRoom | None, Body()] = None
+) -> RoomCreated | Response:
+    """A new room; every field of the body may be left out, the body too."""
+    settings = body if body is not None else CreateRoom()
     refused = ctx.limited(request, ctx.creations, "room creation")
     if refused is not None:
         return refused
