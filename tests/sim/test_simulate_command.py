@@ -92,6 +92,19 @@ def test_one_level_applies_to_every_seat_as_in_the_tui(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["bots"] == ["casual"] * 3
 
 
+def test_one_person_written_two_ways_is_one_level(tmp_path: Path) -> None:
+    """human:180 and human:180.0 are the same simulated person: one row of the
+    per-level table, one name in the JSON."""
+    out = tmp_path / "people.json"
+    code, _, err = run(
+        "-n", "3", "-g", "4", "-j", "1", "--bots", "human:180,human:180.0,human:250.50",
+        "--json", str(out), "-q",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    assert data["bots"] == ["human:180", "human:180", "human:250.5"]
+
+
 def test_simulate_irish_snap_with_rules_and_a_cap(tmp_path: Path) -> None:
     out = tmp_path / "irish.json"
     code, text, err = run(

@@ -37,6 +37,15 @@ def make_bot(level: str, seed: int) -> HumanBot:
     return HumanBot(profile, seed)
 
 
+def level_name(level: str) -> str:
+    """``level`` as the simulator names it: a simulated person's median in its
+    shortest form (``human:180.0`` and ``human:180`` are one level, ``human:180``),
+    any other level as it is. Raises :class:`UnknownBotLevel` for a bad person."""
+    if level.startswith(PERSON_PREFIX):
+        return f"{PERSON_PREFIX}{_person_median(level):g}"
+    return level
+
+
 def _person_median(level: str) -> float:
     text = level[len(PERSON_PREFIX) :]
     try:

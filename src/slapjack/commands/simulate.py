@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from slapjack.bots import LEVELS, UnknownBotLevel, make_bot
+from slapjack.bots.factory import level_name
 from slapjack.core import PRESETS, IrishGoal, Rules, SlapjackError
 
 from .common import (
@@ -54,7 +55,8 @@ def _sim_level_problem(level: str) -> str | None:
 def parse_bots(spec: str | None, players: int) -> tuple[str, ...]:
     """``--bots``: one level for every seat (``pro``) or one per seat
     (``pro,casual,casual,beginner``); the default is casual everywhere."""
-    return bot_levels(spec or "casual", players, "player", _sim_level_problem)
+    levels = bot_levels(spec or "casual", players, "player", _sim_level_problem)
+    return tuple(level_name(level) for level in levels)
 
 
 class RateColumn(ProgressColumn):
