@@ -15,6 +15,7 @@ import {
   fitNames,
   renderRanking,
   seatName,
+  toldByNext,
 } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -405,9 +406,12 @@ function localIndex(seat) {
 function handleEvent(ev, view) {
   state.stats.add(ev);
   if (ev.type === "slapped") return;
-  const text = describeEvent(ev, view);
-  $("party-hint").textContent = text;
-  announce(text, { assertive: RACE_ENDS.has(ev.type) || ev.type === "wrong_slap" });
+  // (a wrong slap that picks up the pile: the pick-up's line says both)
+  if (!toldByNext(ev)) {
+    const text = describeEvent(ev, view);
+    $("party-hint").textContent = text;
+    announce(text, { assertive: RACE_ENDS.has(ev.type) || ev.type === "wrong_slap" });
+  }
   if (ev.type === "wrong_slap") {
     state.table.flash(ev.seat, "wrong");
     if (ev.penalty === "pay_player") state.table.penalty(ev.seat, ev.to);

@@ -4,7 +4,7 @@
 
 import { api, fill, h, setText, showError, startPage } from "./common.js";
 import { msText, t } from "./i18n.js";
-import { RACE_ENDS, TableView, describeEvent, fitNames } from "./table.js";
+import { RACE_ENDS, TableView, describeEvent, fitNames, toldByNext } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -91,7 +91,7 @@ function go(i) {
   $("scrub").value = String(pos);
   const flips = step.view.flips;
   $("pos").textContent = t("replay.pos", { n: pos, total: steps.length - 1, flips });
-  const lines = step.events.map((ev) => h("li", {}, describeEvent(ev, step.view)));
+  const lines = step.events.filter((ev) => !toldByNext(ev)).map((ev) => h("li", {}, describeEvent(ev, step.view)));
   if (!lines.length) lines.push(h("li", {}, describeAction(step)));
   fill($("step-events"), lines);
   $("first").disabled = $("prev").disabled = $("prev-card").disabled = pos === 0;

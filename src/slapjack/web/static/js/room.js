@@ -33,10 +33,12 @@ import {
   TableView,
   describeEvent,
   displayName,
+  fitNames,
   isBotName,
   placeOf,
   renderRanking,
   seatName,
+  toldByNext,
 } from "./table.js";
 import { roomState } from "./roomstate.js";
 import { Coach, lastChance } from "./practice.js";
@@ -345,7 +347,10 @@ function afterUpdate(msg, view, room) {
 function handleEvent(ev, view) {
   state.stats.add(ev);
   const text = describeEvent(ev, view);
-  if (ev.type !== "slapped") addLog(text, ev.type);
+  // (a wrong slap that picks up the pile: one line, the pick-up's, marked as
+  // a wrong slap)
+  const wrongPickup = ev.type === "picked_up" && ev.reason === "wrong";
+  if (ev.type !== "slapped" && !toldByNext(ev)) addLog(text, wrongPickup ? "wrong_slap" : ev.type);
   const table = state.table;
   const me = state.seat;
   switch (ev.type) {
@@ -354,7 +359,7 @@ function handleEvent(ev, view) {
       sound.play("flip");
       break;
     case "wrong_slap":
-      announce(text, { assertive: ev.seat === me });
+      if (!toldByNext(ev)) announce(text, { assertive: ev.seat === me });
       if (ev.seat === me) {
         sound.play("wrong");
         flashResult(t("room.wrong_slap"), "warn");
@@ -489,9 +494,24 @@ function renderAll() {
   if (status === "closed") showStatus(t("room.closed"), true);
   if (waiting || !state.table) return;
   state.table.render(view, room);
+  fitSeatNames(state.table);
   renderControls(view);
   renderOut(view);
   renderEnd(view);
+}
+
+/** Each seat's name whole on its line: its font shrinks to fit (app.css:
+ * --word-em, the name's width in em). Only the names drawn anew (a new
+ * seat, name or language): an update that changes none measures nothing.
+ * An upright phone's band shows the others' seats side by side
+ * (--band-seats: how many share its width). */
+function fitSeatNames(table) {
+  fitNames(table.el.querySelectorAll(".seat .who:not([data-fit])"), { line: true });
+  const band = String(table.n - (table.opts.me === null || table.opts.me === undefined ? 0 : 1));
+  if (table.el.dataset.band !== band) {
+    table.el.dataset.band = band;
+    table.el.style.setProperty("--band-seats", band);
+  }
 }
 
 function renderClock(room) {

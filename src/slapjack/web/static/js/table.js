@@ -112,6 +112,14 @@ export function describeEvent(ev, view) {
   }
 }
 
+/** Does the event after ``ev`` tell it too? Irish Snap's wrong slap (its
+ * penalty: "pickup") always comes with its pick-up (reason "wrong"), whose
+ * line says who slapped wrongly and how many cards they took: a log, a
+ * replay's step, a party's line show that one line, not both. */
+export function toldByNext(ev) {
+  return ev.type === "wrong_slap" && ev.penalty === "pickup";
+}
+
 /** The events that close a race, with their reaction list. */
 export const RACE_ENDS = new Set(["race_won", "pile_split", "forfeit", "picked_up"]);
 /** The turn timer bar moves in steps of this many ms (see runBar). */
@@ -222,7 +230,12 @@ export function renderRanking(tbody, view, stats, mine = []) {
           dataset: { seat: String(s) },
         },
         h("td", { class: "place" }, String(i + 1)),
-        h("th", { scope: "row" }, seatName(view, s), view.loser === s ? h("span", { class: "tag lost" }, t("seat.loser")) : null),
+        h(
+          "th",
+          { scope: "row" },
+          h("span", { class: "name" }, seatName(view, s)),
+          view.loser === s ? h("span", { class: "tag lost" }, t("seat.loser")) : null,
+        ),
         cols.map(([, cell]) => h("td", {}, cell(s))),
       ),
     ),
@@ -974,14 +987,16 @@ export function unbreakable(el) {
 // (app.css: --word-em, that piece's width in em); a word breaks only when the
 // name is too long even at the smallest size allowed. The widths come from a
 // canvas, in the name's own font: no layout is read. (The party's seats and
-// zones, the replay's seats.)
+// zones, the replay's seats.) ``line``: the whole name is the piece, for a
+// box a line high (the room's seats): its font shrinks until all of it fits.
 let ruler = null;
-export function fitNames(els) {
+export function fitNames(els, { line = false } = {}) {
   ruler ||= document.createElement("canvas").getContext("2d");
   for (const el of els) {
     const style = getComputedStyle(el);
     ruler.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
-    const widest = Math.max(0, ...unbreakable(el).map((w) => ruler.measureText(w).width));
+    const pieces = line ? [el.textContent.trim()].filter(Boolean) : unbreakable(el);
+    const widest = Math.max(0, ...pieces.map((w) => ruler.measureText(w).width));
     el.style.setProperty("--word-em", (widest / 100).toFixed(3));
     el.dataset.fit = "1";
   }
