@@ -157,7 +157,7 @@ async def test_idle_human_is_flipped_for_after_the_turn_timer() -> None:
         await advance(pilot, clock, 1001)
         assert Note("idle_flip", (("seat", 0),)) in c.state.log
         assert next(e for e in c.state.log if isinstance(e, Flipped)).seat == 0
-        assert "Time's up: flipped for Anna" in screen_text(app)
+        assert "Turn time over: flipped for Anna" in screen_text(app)  # not the game's time limit
 
 
 async def test_hot_seat_two_humans_race_with_their_own_keys() -> None:
