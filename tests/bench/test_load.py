@@ -77,9 +77,12 @@ def test_profile_samples_the_server_and_prints_where_its_cpu_went(tmp_path: Path
     profile = result["profile"]
     assert profile["file"] == str(raw) and profile["samples"] > 0, profile
     assert profile["flips"] > 0 and profile["server_us_per_flip"] > 0, profile
-    # py-spy's raw stacks of the server (not of the generator): the serving command's frames
+    # py-spy's raw stacks of the server (not of the generator): the serving
+    # command's frames (not necessarily its rooms' code: 40 players keep it
+    # idle most of the time, and on a busy machine a handful of samples may
+    # all be in the event loop itself)
     stacks = raw.read_text()
-    assert "slapjack/commands/serve.py" in stacks and "slapjack/server/" in stacks
+    assert "slapjack/commands/serve.py" in stacks and "bench/load.py" not in stacks
     # and the per-flip tables of bench/flipcost.py on stderr, each sample counted once
     assert "| part | share of server CPU | µs per flip |" in done.stderr
     assert "| flow | share of server CPU | µs per flip |" in done.stderr
