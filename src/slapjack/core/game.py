@@ -674,11 +674,12 @@ class Game:
             # race: a slap ahead of none, a faster one ahead of a slower, then
             # clockwise from the winner. ``ranking`` places the last one out
             # first, so they go out from the worst of them to the best.
-            place = {s: i for i, (s, _) in enumerate(reactions)}
             empty = [
                 s for s in self._order_from(winner) if not self.is_out[s] and not self.stacks[s]
             ]
-            empty.sort(key=lambda s: place.get(s, n))
+            if len(empty) > 1:
+                place = {s: i for i, (s, _) in enumerate(reactions)}
+                empty.sort(key=lambda s: place.get(s, n))
             for s in reversed(empty):
                 self._eliminate(s, "lost_jack", events)
                 if self.over:
