@@ -4,8 +4,10 @@ deck to the end under every preset; every frame is checked for leaked cards."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -186,23 +188,32 @@ async def test_play_now_and_bots_finish_a_game(live: LiveServer) -> None:
         await client.close()
 
 
-async def test_say_it_call_as_a_separate_message(live: LiveServer) -> None:
-    """A slap without the call waits for a ``call`` frame; with it, the Jack is won."""
+@contextlib.asynccontextmanager
+async def say_it_jack(live: LiveServer, timing: dict[str, float]) -> AsyncIterator[list[Client]]:
+    """A say-it room of two, A and B: A has flipped the JS on top of its stack
+    and the race is open; their clients, closed afterwards."""
     deck = [card_name(c) for c in range(52)]
-    # seat 0 flips first; put a Jack on top of seat 0's stack
     deck.remove("JS")
-    deck.insert(0, "JS")
-    code = await make_room(
-        live, seats=2, preset="say-it", deck=deck, timing={"call_grace_ms": 2000.0}
-    )
+    deck.insert(0, "JS")  # seat 0 flips first: a Jack on top of its stack
+    code = await make_room(live, seats=2, preset="say-it", deck=deck, timing=timing)
     a, b = (await join(live, code, "A")), (await join(live, code, "B"))
-    ca, cb = Client(live.ws_url, code, a["token"]), Client(live.ws_url, code, b["token"])
-    await ca.connect()
-    await cb.connect()
+    clients = [Client(live.ws_url, code, a["token"]), Client(live.ws_url, code, b["token"])]
     try:
+        for client in clients:
+            await client.connect()
+        ca = clients[0]
         await ca.wait(lambda c: c.view is not None and c.view["turn"] == 0)
         await ca.act("flip", flip_id=0)
         await ca.wait(lambda c: c.view is not None and c.view["race_open"])
+        yield clients
+    finally:
+        for client in clients:
+            await client.close()
+
+
+async def test_say_it_call_as_a_separate_message(live: LiveServer) -> None:
+    """A slap without the call waits for a ``call`` frame; with it, the Jack is won."""
+    async with say_it_jack(live, {"call_grace_ms": 2000.0}) as (ca, cb):
         await cb.act("slap", flip_id=1, reaction_ms=250.0, call=False)
         await asyncio.sleep(0.1)
         assert ca.view is not None and ca.view["race_open"] and ca.view["slapped"] == []
@@ -212,9 +223,6 @@ async def test_say_it_call_as_a_separate_message(live: LiveServer) -> None:
         )
         assert next(e for e in won["events"] if e["type"] == "race_won")["winner"] == 1
         assert won["view"]["stacks"] == [25, 27]
-    finally:
-        await ca.close()
-        await cb.close()
 
 
 async def test_say_it_the_race_waits_past_its_window_for_a_call_to_come(live: LiveServer) -> None:
@@ -222,24 +230,8 @@ async def test_say_it_the_race_waits_past_its_window_for_a_call_to_come(live: Li
     after the referee's window (here the arrival referee's 500 ms; the fair
     referee's is tens of ms on loopback) but within B's wait for it: the race
     waited for it, and B, the faster, wins (no forfeit)."""
-    deck = [card_name(c) for c in range(52)]
-    deck.remove("JS")
-    deck.insert(0, "JS")
-    code = await make_room(
-        live,
-        seats=2,
-        preset="say-it",
-        deck=deck,
-        timing={"call_grace_ms": 1000.0, "jack_timeout_ms": 2500.0},
-    )
-    a, b = (await join(live, code, "A")), (await join(live, code, "B"))
-    ca, cb = Client(live.ws_url, code, a["token"]), Client(live.ws_url, code, b["token"])
-    await ca.connect()
-    await cb.connect()
-    try:
-        await ca.wait(lambda c: c.view is not None and c.view["turn"] == 0)
-        await ca.act("flip", flip_id=0)
-        await ca.wait(lambda c: c.view is not None and c.view["race_open"])
+    timing = {"call_grace_ms": 1000.0, "jack_timeout_ms": 2500.0}
+    async with say_it_jack(live, timing) as (ca, cb):
         await cb.act("slap", flip_id=1, reaction_ms=250.0, call=False)
         await asyncio.sleep(0.02)
         await ca.act("slap", flip_id=1, reaction_ms=261.0, call=True)
@@ -252,9 +244,6 @@ async def test_say_it_the_race_waits_past_its_window_for_a_call_to_come(live: Li
         events = won["events"]
         assert next(e for e in events if e["type"] == "race_won")["winner"] == 1
         assert not any(e["type"] == "forfeit" for e in events)
-    finally:
-        await ca.close()
-        await cb.close()
 
 
 async def test_spectator_sees_no_seat_and_cannot_act(live: LiveServer) -> None:

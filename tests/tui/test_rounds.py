@@ -76,6 +76,17 @@ async def play_until(
     assert done()
 
 
+async def anna_slaps_the_jack(
+    pilot: Pilot[None], clock: ManualClock, app: SlapjackApp, done: Callable[[], bool]
+) -> None:
+    """:func:`play_until` ``done()`` (a Jack's race open), then Anna slaps it
+    230 ms after it shows (A) and the race runs to its end."""
+    await play_until(pilot, clock, app, done)
+    await advance(pilot, clock, 230)
+    await pilot.press("a")
+    await advance(pilot, clock, 600)
+
+
 def anna_is_empty(app: SlapjackApp) -> Callable[[], bool]:
     c = ctl(app)
     return lambda: c.game.flips >= 51 and not c.game.stacks[0]
@@ -92,10 +103,7 @@ async def test_next_jack_run_out_and_come_back_by_winning_the_jack() -> None:
         assert not c.game.is_out[0]
         assert c.game.turn == 1
         assert "empty" in screen_text(app)
-        await play_until(pilot, clock, app, lambda: c.game.race_open and c.state.shown)
-        await advance(pilot, clock, 230)
-        await pilot.press("a")
-        await advance(pilot, clock, 600)
+        await anna_slaps_the_jack(pilot, clock, app, lambda: c.game.race_open and c.state.shown)
         won = [e for e in c.state.log if isinstance(e, RaceWon)]
         assert [(w.winner, w.cards) for w in won] == [(0, 52)]
         out = [e for e in c.state.log if isinstance(e, Eliminated)]
@@ -113,10 +121,9 @@ async def test_next_jack_run_out_and_go_out_when_another_wins_the_jack() -> None
     async with app.run_test(size=BIG) as pilot:
         await idle(pilot)
         c = ctl(app)
-        await play_until(pilot, clock, app, lambda: c.game.race_open and c.game.flips == 52)
-        await advance(pilot, clock, 230)
-        await pilot.press("a")
-        await advance(pilot, clock, 600)
+        await anna_slaps_the_jack(
+            pilot, clock, app, lambda: c.game.race_open and c.game.flips == 52
+        )
         won = [e for e in c.state.log if isinstance(e, RaceWon)]
         assert [w.winner for w in won] == [1]
         assert Eliminated(0, "lost_jack") in c.state.log
@@ -346,10 +353,9 @@ async def test_at_80x24_the_end_screen_keeps_its_buttons_and_keys_in_sight(
     async with app.run_test(size=(80, 24)) as pilot:
         await idle(pilot)
         c = ctl(app)
-        await play_until(pilot, clock, app, lambda: c.game.race_open and c.game.flips == 52)
-        await advance(pilot, clock, 230)
-        await pilot.press("a")
-        await advance(pilot, clock, 600)
+        await anna_slaps_the_jack(
+            pilot, clock, app, lambda: c.game.race_open and c.game.flips == 52
+        )
         assert c.game.winners == (0,) and sum(c.game.is_out) == seats - 1
         await advance(pilot, clock, 1000 * KEY_GRACE_S)
         assert isinstance(app.screen, EndScreen)
