@@ -105,6 +105,10 @@ def _validation_error(exc: RequestValidationError) -> JSONResponse:
     return error(422, code, f"{where}: {first.get('msg', 'invalid')}".strip(": "))
 
 
+METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
+"""The methods an ``Allow`` header may name (the app serves no others)."""
+
+
 def _allowed(app: FastAPI, request: Request) -> str:
     """The ``Allow`` header of a 405: the methods of every route of this path
     (Starlette names only the first route's, so ``/api/rooms`` said ``GET``
@@ -115,10 +119,6 @@ def _allowed(app: FastAPI, request: Request) -> str:
         for method in METHODS
         if any(r.matches({**request.scope, "method": method})[0] is Match.FULL for r in routes)
     )
-
-
-METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
-"""The methods an ``Allow`` header may name (the app serves no others)."""
 
 
 def create_app(
