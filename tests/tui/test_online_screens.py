@@ -205,6 +205,49 @@ async def test_t_copies_the_token() -> None:
         assert copied == [TOKEN]
 
 
+TEN = ("Anna", "Ben", "Carla", "Dan", "Eve", "Frank", "Gina", "Hugo", "Ines", "Jonas")
+
+
+async def ten_seats_over(pilot: Pilot[None]) -> None:
+    """Ten seats; the time is up after the deal; Ben asks for a rematch."""
+    game: RemoteGame = pilot.app.game  # type: ignore[attr-defined]
+    welcome(game)
+    rules = Rules.from_options({"preset": "classic", "time_limit": 60})
+    table = Table.new(rules, TEN, deck=deck("5C", "KD", "JS"))
+    update(game, table, [], names=TEN)
+    update(game, table, table.time_up(1), status="over", rematch=(1,), names=TEN)
+    await idle(pilot)
+
+
+async def test_at_80x24_the_results_of_ten_seats_scroll_and_the_keys_stay() -> None:
+    """The results of ten seats are higher than 80×24 leaves them: they were
+    cut in the middle of the rematch line (whom it waits for, the seat's token
+    and the way back into the seat out of reach). They scroll now (End, the
+    arrows, the wheel), with the focus on them; the status line and the keys
+    stay on screen."""
+    app = FedApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ten_seats_over(pilot)
+        screen = app.screen
+        results = screen.query_one("#results")
+        assert screen.region.contains_region(results.region)
+        for line in ("#status", "#keys"):
+            region = screen.query_one(line).region
+            assert region.height == 1 and screen.region.contains_region(region)
+            assert not region.overlaps(results.region)
+        text = screen_text(app)
+        assert "R Rematch" in text and "Esc Quit" in text
+        assert "Ben asks for a rematch: R to play again" in text
+        assert re.search(r"1\.\s+Anna", text)
+        assert app.focused is results
+        await pilot.press("end")
+        await idle(pilot)
+        text = screen_text(app)
+        assert re.search(r"10\.\s+Jonas", text) and TOKEN in text
+        assert "Ines and Jonas." in text  # the end of the rematch line
+        assert "R Rematch" in text and "Esc Quit" in text
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_online_race(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(FedApp(), terminal_size=size, run_before=race_open)

@@ -33,9 +33,11 @@ from slapjack.tui.cards import RED, big_rank, card_art
 from slapjack.tui.i18n import card_label, card_long_name, rank_label, tr
 from slapjack.tui.render import (
     clock_text,
+    game_title,
     item_text,
     reactions_text,
     status_text,
+    wrap_text,
 )
 from slapjack.tui.state import Note, TableState
 
@@ -99,8 +101,26 @@ def test_clock_and_reactions() -> None:
     assert text.plain.replace("\xa0", " ") == "Ben 212 ms · Anna 263 ms · Carla —"
 
 
-def state_for(preset: str) -> TableState:
-    rules = Rules.from_options({"preset": preset})
+def test_a_preset_with_changed_rules_says_so_in_words() -> None:
+    """A changed preset read "Classic *", and nothing on screen said what the
+    star meant."""
+    classic = Rules.from_options({"preset": "classic"})
+    changed = Rules.from_options({"preset": "classic", "time_limit": 60})
+    assert game_title(classic, "en") == "Slapjack · Classic"
+    assert game_title(changed, "en") == "Slapjack · Classic (changed)"
+    assert game_title(changed, "de") == "Slapjack · Klassisch (geändert)"
+    winner = Rules.from_options({"preset": "irish-snap-winner", "irish_goal": "avoid_last"})
+    assert game_title(winner, "de") == "Irish Snap: Wer zuerst fertig ist, gewinnt (geändert)"
+    # the log's first line breaks before the mark rather than cut it off (80×24: 35 wide)
+    start = item_text(
+        Note("game_start"), state_for("irish-snap-winner", irish_goal="avoid_last"), "en"
+    )
+    lines = [line.plain.replace("\xa0", " ") for line in wrap_text(start, 35)]
+    assert lines == ["Irish Snap: first out wins", "  (changed), 3 players"]
+
+
+def state_for(preset: str, **options: object) -> TableState:
+    rules = Rules.from_options({"preset": preset, **options})
     table = Table.new(rules, ["Anna", "Ben", "Carla"], seed=3)
     view = observe(table.game, 0)
     seats = (

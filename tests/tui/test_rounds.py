@@ -24,6 +24,7 @@ from slapjack.tui.i18n import tr
 from slapjack.tui.screens.end import KEY_GRACE_S, EndScreen
 from slapjack.tui.screens.start import StartScreen
 from slapjack.tui.screens.table import TableScreen
+from slapjack.tui.widgets import EndBody
 
 from .util import ScriptedBot, advance, config, ctl, deck, human, idle, make_app, screen_text
 
@@ -336,6 +337,28 @@ async def test_end_screen_takes_no_key_for_a_moment_after_the_last_race(tmp_path
         assert isinstance(app.screen, TableScreen) and app.games_started == 2
 
 
+OTHERS = ["Ben", "Carla", "Dan", *(f"Bot{i}" for i in range(4, 10))]
+
+
+def everyone_out_app(seats: int, save_dir: Path) -> tuple[SlapjackApp, ManualClock]:
+    """Anna and ``seats - 1`` bots that flip and never slap; the last card is a Jack."""
+    table = [human(0, "Anna"), *(SeatSpec(name, "casual") for name in OTHERS[: seats - 1])]
+    cards = ten_seat_deck({47: "JC", 48: "JD", 49: "JH", 51: "JS"})
+    bots = {"casual": ScriptedBot(flip_ms=100)}
+    return make_app(config(table, cards), bots, save_dir=save_dir)
+
+
+async def last_jack_to_anna(pilot: Pilot[None], clock: ManualClock, app: SlapjackApp) -> None:
+    """Anna wins the last Jack, everyone else goes out with no cards: the end
+    screen, once it takes keys."""
+    await idle(pilot)
+    c = ctl(app)
+    await anna_slaps_the_jack(pilot, clock, app, lambda: c.game.race_open and c.game.flips == 52)
+    assert c.game.winners == (0,) and sum(c.game.is_out) == len(c.game.is_out) - 1
+    await advance(pilot, clock, 1000 * KEY_GRACE_S)
+    assert isinstance(app.screen, EndScreen)
+
+
 @pytest.mark.parametrize("seats", [4, 10])
 async def test_at_80x24_the_end_screen_keeps_its_buttons_and_keys_in_sight(
     seats: int, tmp_path: Path
@@ -345,20 +368,10 @@ async def test_at_80x24_the_end_screen_keeps_its_buttons_and_keys_in_sight(
     the box (four seats, the default game) and the buttons too (ten seats).
     The ranking and the last result scroll instead; the buttons and the hint
     stay, also once the record is saved."""
-    others = ["Ben", "Carla", "Dan", *(f"Bot{i}" for i in range(4, 10))][: seats - 1]
-    table = [human(0, "Anna"), *(SeatSpec(name, "casual") for name in others)]
-    cards = ten_seat_deck({47: "JC", 48: "JD", 49: "JH", 51: "JS"})
-    bots = {"casual": ScriptedBot(flip_ms=100)}
-    app, clock = make_app(config(table, cards), bots, save_dir=tmp_path)
+    others = OTHERS[: seats - 1]
+    app, clock = everyone_out_app(seats, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await idle(pilot)
-        c = ctl(app)
-        await anna_slaps_the_jack(
-            pilot, clock, app, lambda: c.game.race_open and c.game.flips == 52
-        )
-        assert c.game.winners == (0,) and sum(c.game.is_out) == seats - 1
-        await advance(pilot, clock, 1000 * KEY_GRACE_S)
-        assert isinstance(app.screen, EndScreen)
+        await last_jack_to_anna(pilot, clock, app)
         hint = tr("en", "end.hint")
         text = screen_text(app)
         assert "Anna won!" in text and "1.   Anna" in text
@@ -379,3 +392,18 @@ async def test_at_80x24_the_end_screen_keeps_its_buttons_and_keys_in_sight(
         text = screen_text(app)
         assert "Game saved to slapjack-" in text
         assert "Play again" in text and hint in text
+
+
+async def test_enter_plays_again_when_the_scrolling_ranking_has_the_focus(tmp_path: Path) -> None:
+    """With ten seats at 80×24 the ranking scrolls, and Shift+Tab puts the focus
+    on it; Enter did nothing there. It plays again, as the hint says ("Enter:
+    play again"); only on one of the other buttons does Enter press that one."""
+    app, clock = everyone_out_app(10, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await last_jack_to_anna(pilot, clock, app)
+        await pilot.press("shift+tab")
+        await idle(pilot)
+        assert isinstance(app.focused, EndBody)
+        await pilot.press("enter")
+        await idle(pilot)
+        assert isinstance(app.screen, TableScreen) and app.games_started == 2

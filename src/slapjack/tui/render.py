@@ -187,12 +187,18 @@ def seats_table(state: TableState, lang: str, now_ms: float, width: int = 0) -> 
     return grid
 
 
-def game_title(rules: Rules, lang: str) -> str:
-    """``Slapjack · Classic``, ``Irish Snap``, ``Irish Snap: first out wins``."""
+def game_title(rules: Rules, lang: str, *, as_value: bool = False) -> str:
+    """``Slapjack · Classic``, ``Irish Snap``, ``Irish Snap: first out wins``;
+    ``Slapjack · Classic (changed)`` once an option differs from the preset's
+    (a bare mark such as ``*`` would leave a player guessing). ``as_value``
+    makes the game and preset one :func:`value`, so that a line in the log
+    breaks before "(changed)" rather than cut it off."""
     game = game_label(rules.game, lang)
     preset = preset_label(rules.preset, lang)
     title = preset if preset.startswith(game) else f"{game} · {preset}"
-    return title + (" *" if rules.overrides else "")
+    if as_value:
+        title = value(title)
+    return tr(lang, "title_changed", title=title) if rules.overrides else title
 
 
 def race_live(state: TableState) -> bool:
@@ -431,9 +437,9 @@ def _note_text(note: Note, state: TableState, lang: str) -> Text:
     values = dict(note.values)
     view = state.view
     if note.key == "game_start":
-        title = game_title(view.rules, lang)
+        title = game_title(view.rules, lang, as_value=True)
         count = len(view.players)
-        return Text(tr(lang, "game_start", title=value(title), count=count), style="dim")
+        return Text(tr(lang, "game_start", title=title, count=count), style="dim")
     if "seat" in values:
         seat = values.pop("seat")
         values["name"] = view.players[seat] if isinstance(seat, int) else seat

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -27,6 +28,16 @@ from .render import (
     wrap_text,
 )
 from .state import TableState
+
+
+class EndBody(VerticalScroll):
+    """The results at the end of a game (the local end screen's ranking and
+    last result, an online game's results): they scroll where the terminal is
+    too low for them (ten seats at 80×24). A tab stop (arrows, Page Up/Down,
+    Home, End scroll it) only while it has more than it shows."""
+
+    def allow_focus(self) -> bool:
+        return self.allow_vertical_scroll
 
 
 class StateWidget(Widget):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
@@ -16,6 +16,7 @@ from slapjack.core.events import GameOver
 from ..controller import GameController
 from ..i18n import tr
 from ..render import Wrapped, headline, item_text, ranking_table
+from ..widgets import EndBody
 from .dialogs import save_record
 
 if TYPE_CHECKING:
@@ -29,22 +30,17 @@ flip key, Enter a flip key too) would otherwise quit, or leave the results
 before anyone has read them. Mouse clicks are deliberate and count at once."""
 
 
-class EndBody(VerticalScroll):
-    """The ranking and the last result; a tab stop (arrows, Page Up/Down, Home,
-    End scroll it) only while it has more than it shows."""
-
-    def allow_focus(self) -> bool:
-        return self.allow_vertical_scroll
-
-
 class EndScreen(Screen[None]):
     """Enter plays again with the same seats, N goes back to the set-up, S saves
     the record, Esc or Q quits: each key from :data:`KEY_GRACE_S` after the
-    screen opened (the "play again" button takes the focus, and so Enter, then)."""
+    screen opened (the "play again" button takes the focus, and so Enter, then).
+    Enter on another button presses that one; anywhere else (the ranking, when
+    it scrolls and Shift+Tab gave it the focus) it plays again."""
 
     AUTO_FOCUS = ""  # (None would take the app's, which focuses the first button at once)
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "again", show=False),
         Binding("n,N", "setup", show=False),
         Binding("s,S", "save", show=False),
         Binding("escape", "quit_app", show=False),
@@ -134,6 +130,10 @@ class EndScreen(Screen[None]):
         }.get(event.button.id or "")
         if action is not None:
             action()
+
+    def action_again(self) -> None:
+        if self.keys_count():
+            self.slapjack_app.play_again()
 
     def action_setup(self) -> None:
         if self.keys_count():

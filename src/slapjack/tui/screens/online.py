@@ -31,6 +31,7 @@ from ..render import (
 from ..state import TableState
 from ..widgets import (
     CentrePanel,
+    EndBody,
     LogPanel,
     ResultPanel,
     SeatsPanel,
@@ -197,12 +198,10 @@ class Lobby(StateWidget):
 
 class Results(StateWidget):
     """The end of an online game: who won, the ranking, who asked for a
-    rematch, the way back into the seat."""
+    rematch, the way back into the seat (in an :class:`EndBody`, which
+    scrolls it where the terminal is too low: ten seats at 80×24)."""
 
     text: reactive[RenderableType] = reactive(Text)
-
-    def on_mount(self) -> None:
-        self.border_title = tr(self.lang, "end.title")
 
     def render(self) -> RenderableType:
         return self.text
@@ -259,8 +258,8 @@ class OnlineScreen(Screen[None]):
         title.code = self.game.code
         yield title
         yield Lobby(lang, id="lobby").data_bind(text=OnlineScreen.lobby)
-        with Center(id="results-box"):
-            yield Results(lang, id="results").data_bind(text=OnlineScreen.results)
+        with Center(id="results-box"), EndBody(id="results"):
+            yield Results(lang, id="results-text").data_bind(text=OnlineScreen.results)
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SeatsPanel(lang, id="seats").data_bind(*timed)
@@ -272,6 +271,7 @@ class OnlineScreen(Screen[None]):
         yield Line(lang, id="keys").data_bind(text=OnlineScreen.keys_text)
 
     def on_mount(self) -> None:
+        self.query_one("#results").border_title = tr(self.lang, "end.title")
         if self.tick_s > 0:
             self.set_interval(self.tick_s, self._tick)
         self._on_change(self.game)
@@ -293,6 +293,7 @@ class OnlineScreen(Screen[None]):
         if over and game.state is not None:
             self.results = results_group(game, game.state, self.lang, rejoin)
         self._show_lobby(game.state is None, over)
+        self.call_after_refresh(self._focus_results, over)
         shape = None if game.state is None else len(game.state.seats)
         if shape != self._shape:
             # the seats panel is as high as its rows: lay it out again
@@ -319,6 +320,16 @@ class OnlineScreen(Screen[None]):
             # and its widgets are gone; that must not end the network worker
             for widget in self.query(selector):
                 widget.display = shown
+
+    def _focus_results(self, over: bool) -> None:
+        """The focus on the results while they scroll (the arrows, Page Up/Down,
+        Home and End scroll them then, with no Tab first); off them once they
+        are gone (a rematch)."""
+        for body in self.query(EndBody):  # none while the app closes
+            if over and self.focused is None and body.allow_focus():
+                body.focus()
+            elif not over and self.focused is body:
+                self.set_focus(None)
 
     def watch_state(self, state: TableState | None) -> None:
         if state is not None and not state.shown:
