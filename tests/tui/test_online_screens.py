@@ -19,11 +19,12 @@ from slapjack.core import Rules, Table, event_to_dict, observe
 from slapjack.core.events import Event
 from slapjack.protocol import decode_server_frame
 from slapjack.tui.app import BaseApp
+from slapjack.tui.i18n import tr
 from slapjack.tui.online import Target
 from slapjack.tui.remote import RemoteGame
 from slapjack.tui.screens.online import OnlineScreen
 
-from .util import deck, idle, screen_text
+from .util import blank_rows_between, deck, idle, screen_text
 
 SIZES = [(80, 24), (100, 30), (150, 45)]
 NAMES = ("Anna", "Ben", "Carla")
@@ -203,6 +204,38 @@ async def test_t_copies_the_token() -> None:
         assert TOKEN in screen_text(app)  # whole, on one line, in the waiting room
         await pilot.press("T")
         assert copied == [TOKEN]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_an_empty_pile_says_so_once(lang: str) -> None:
+    """Before the first flip the pile is empty: it said so twice, under the
+    empty place and on the panel's lower border; now under the place only."""
+    app = FedApp(lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        welcome(app.game)
+        update(app.game, new_table(), [])
+        await idle(pilot)
+        assert app.game.state is not None and app.game.state.view.centre_size == 0
+        text = screen_text(app)
+        assert text.count(tr(lang, "pile_empty")) == 1
+        centre = app.screen.query_one("#centre").content_region
+        row = next(i for i, line in enumerate(text.splitlines()) if tr(lang, "pile_empty") in line)
+        assert centre.y <= row < centre.bottom  # in the panel, not on its border
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_the_results_have_one_blank_line_between_their_parts(lang: str) -> None:
+    """Two blank rows stood between the headline and the ranking (a blank
+    line and the table's empty top edge): one now, as between the ranking
+    and the rematch line, so that more fits at 80×24."""
+    app = FedApp(lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await game_over(pilot)
+        text = screen_text(app)
+        winner = tr(lang, "end.winner", names="Ben")
+        assert blank_rows_between(text, winner, tr(lang, "end.place")) == 1
+        rematch = tr(lang, "online.rematch_by", names="Ben")
+        assert blank_rows_between(text, "3.", rematch) == 1
 
 
 TEN = ("Anna", "Ben", "Carla", "Dan", "Eve", "Frank", "Gina", "Hugo", "Ines", "Jonas")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from slapjack.core.events import Flipped, RaceWon, Slapped, WrongSlap
 from slapjack.tui import SeatSpec
+from slapjack.tui.i18n import tr
 from slapjack.tui.screens.table import TableScreen
 from slapjack.tui.state import Note
 
 from .util import ScriptedBot, advance, config, ctl, deck, human, idle, make_app, screen_text
 
 
-def two_seats(cards: tuple[int, ...], bot: ScriptedBot, **options: object):
+def two_seats(cards: tuple[int, ...], bot: ScriptedBot, lang: str = "en", **options: object):
     cfg = config([human(0, "Anna"), _bot("Ben")], cards, **options)
-    return make_app(cfg, {"casual": bot})
+    return make_app(cfg, {"casual": bot}, lang=lang)
 
 
 def _bot(name: str, level: str = "casual"):
@@ -243,3 +246,34 @@ async def test_the_last_result_panel_grows_to_show_every_line() -> None:
         text = screen_text(app)
         for who in ("Anna 300 ms", "Ben 336 ms", "Carla 375 ms", "Dan 386 ms"):
             assert who in text, text
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_an_empty_pile_says_so_once(lang: str) -> None:
+    """At the start "The pile is empty" stood twice, under the empty place
+    and again on the panel's lower border: it is said under the place only."""
+    app, _clock = two_seats(deck("5C", "7D"), ScriptedBot(flip_ms=400), lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        assert ctl(app).state.view.centre_size == 0
+        text = screen_text(app)
+        assert text.count(tr(lang, "pile_empty")) == 1
+        centre = app.screen.query_one("#centre").content_region
+        row = next(i for i, line in enumerate(text.splitlines()) if tr(lang, "pile_empty") in line)
+        assert centre.y <= row < centre.bottom  # in the panel, not on its border
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_the_log_wraps_a_long_preset_title_instead_of_cutting_it(lang: str) -> None:
+    """At 80×24 the log's first line read "Irish Snap: Wer zuerst fertig ist,…
+    4 Spieler": the preset's name was one unbreakable value, wider than the log."""
+    seats = [human(0, "Anna"), _bot("Ben"), _bot("Carla"), _bot("Dan")]
+    cfg = config(seats, deck("5C", "KD", "JS"), preset="irish-snap-winner")
+    app, _clock = make_app(cfg, {"casual": ScriptedBot()}, lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await idle(pilot)
+        box = app.screen.query_one("#log").content_region
+        rows = screen_text(app).splitlines()[box.y : box.bottom]
+        text = " ".join(" ".join(row[box.x : box.right].split()) for row in rows).strip()
+        title = tr(lang, "game_start", title=tr(lang, "preset.irish-snap-winner"), count=4)
+        assert text == title and "…" not in text

@@ -119,6 +119,39 @@ def test_a_preset_with_changed_rules_says_so_in_words() -> None:
     assert lines == ["Irish Snap: first out wins", "  (changed), 3 players"]
 
 
+def test_the_logs_first_line_breaks_inside_a_long_preset_name() -> None:
+    """The German "Irish Snap: Wer zuerst fertig ist, gewinnt" was one
+    unbreakable value, wider than the log at 80×24 (35 cells), and came out
+    as "Irish Snap: Wer zuerst fertig ist,…". Its words after the game's
+    name break like any others now; the game's name stays whole, and a
+    short title ("Slapjack · Classic") stays one value as before."""
+
+    def lines(lang: str, preset: str, width: int, **options: object) -> list[str]:
+        start = item_text(Note("game_start"), state_for(preset, **options), lang)
+        return [line.plain for line in wrap_text(start, width)]
+
+    assert lines("de", "irish-snap-winner", 35) == [
+        "Irish Snap: Wer zuerst fertig ist,",
+        "  gewinnt, 3 Spieler",
+    ]
+    assert lines("de", "irish-snap-winner", 35, irish_goal="avoid_last") == [
+        "Irish Snap: Wer zuerst fertig ist,",
+        "  gewinnt (geändert), 3 Spieler",
+    ]
+    assert lines("en", "irish-snap-winner", 12) == [
+        "Irish Snap:",
+        "  first out",
+        "  wins, 3",
+        "  players",
+    ]
+    assert lines("en", "classic", 35) == ["Slapjack · Classic, 3 players"]
+    assert lines("en", "classic", 20) == ["Slapjack · Classic,", "  3 players"]
+    assert lines("de", "klatsch-bube", 25, time_limit=60) == [
+        "Slapjack · Klatsch-Bube",
+        "  (geändert), 3 Spieler",
+    ]
+
+
 def state_for(preset: str, **options: object) -> TableState:
     rules = Rules.from_options({"preset": preset, **options})
     table = Table.new(rules, ["Anna", "Ben", "Carla"], seed=3)

@@ -26,7 +26,19 @@ from slapjack.tui.screens.start import StartScreen
 from slapjack.tui.screens.table import TableScreen
 from slapjack.tui.widgets import EndBody
 
-from .util import ScriptedBot, advance, config, ctl, deck, human, idle, make_app, screen_text
+from .test_snapshot import game_over, worked_example_app
+from .util import (
+    ScriptedBot,
+    advance,
+    blank_rows_between,
+    config,
+    ctl,
+    deck,
+    human,
+    idle,
+    make_app,
+    screen_text,
+)
 
 BIG = (160, 40)
 
@@ -300,6 +312,21 @@ async def test_end_screen_ranking_save_and_play_again(tmp_path: Path) -> None:
         assert app.games_started == 2 and ctl(app) is not c
         assert ctl(app).state.view.stack_sizes == (26, 26)
         assert ctl(app).game.deck == c.game.deck
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_the_end_screen_has_one_blank_line_between_its_parts(lang: str) -> None:
+    """Two blank rows stood between the headline and the ranking and between
+    the ranking and the last result (the headline's margin or the ranking's,
+    and the table's empty edge): one each now, as in the online results."""
+    app, clock = worked_example_app(lang, time_limit=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await game_over(clock)(pilot)
+        assert isinstance(app.screen, EndScreen)
+        text = screen_text(app)
+        winner = tr(lang, "end.winner", names="Ben")
+        assert blank_rows_between(text, winner, tr(lang, "end.place")) == 1
+        assert blank_rows_between(text, "4.", tr(lang, "ev.time_up")) == 1
 
 
 async def test_end_screen_new_setup_goes_back_to_the_start_screen() -> None:

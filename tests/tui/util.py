@@ -131,3 +131,13 @@ def screen_text(app: SlapjackApp) -> str:
     """Everything on screen as plain text, line by line (what a player reads)."""
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(seg.text for seg in strip) for strip in strips)
+
+
+def blank_rows_between(text: str, above: str, below: str) -> int:
+    """How many rows of ``text`` (a :func:`screen_text`) are empty, borders
+    aside, between the row with ``above`` and the first row after it with
+    ``below``."""
+    rows = text.splitlines()
+    top = next(i for i, row in enumerate(rows) if above in row)
+    bottom = next(i for i, row in enumerate(rows) if i > top and below in row)
+    return sum(1 for row in rows[top + 1 : bottom] if not row.strip(" │"))

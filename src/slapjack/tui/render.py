@@ -191,13 +191,20 @@ def game_title(rules: Rules, lang: str, *, as_value: bool = False) -> str:
     """``Slapjack · Classic``, ``Irish Snap``, ``Irish Snap: first out wins``;
     ``Slapjack · Classic (changed)`` once an option differs from the preset's
     (a bare mark such as ``*`` would leave a player guessing). ``as_value``
-    makes the game and preset one :func:`value`, so that a line in the log
-    breaks before "(changed)" rather than cut it off."""
+    keeps the title together where a line in the log breaks (before
+    "(changed)", not inside ``Slapjack · Classic``): ``game · preset`` is one
+    :func:`value`; a preset named after its game is the game's name as one
+    value and the rest in words, which break like any others (the German
+    ``Irish Snap: Wer zuerst fertig ist, gewinnt`` is wider than the log at
+    80×24: as one value it was cut off)."""
     game = game_label(rules.game, lang)
     preset = preset_label(rules.preset, lang)
-    title = preset if preset.startswith(game) else f"{game} · {preset}"
-    if as_value:
-        title = value(title)
+    if preset.startswith(game):
+        title = value(game) + preset[len(game) :] if as_value else preset
+    else:
+        title = f"{game} · {preset}"
+        if as_value:
+            title = value(title)
     return tr(lang, "title_changed", title=title) if rules.overrides else title
 
 
@@ -210,8 +217,11 @@ def race_live(state: TableState) -> bool:
 
 
 def pile_line(view: View, lang: str) -> str:
+    """``Pile: 3`` (with the face-down cards under it), for the pile panel's
+    lower border; nothing while the pile is empty (the panel says so under
+    the empty place, see :func:`centre_group`)."""
     if view.centre_size == 0:
-        return tr(lang, "pile_empty")
+        return ""
     if view.centre_face_down:
         return tr(lang, "pile_hidden", count=view.centre_size, hidden=view.centre_face_down)
     return tr(lang, "pile", count=view.centre_size)
@@ -516,10 +526,13 @@ def headline(state: TableState, lang: str) -> Text:
 
 def ranking_table(state: TableState, ranking: Sequence[int], lang: str) -> RichTable:
     """Place, name, cards, Jacks won (pick-ups in Irish Snap), fastest reaction,
-    wrong slaps; the winners in bold green."""
+    wrong slaps; the winners in bold green. No empty edge rows above and below
+    (the box's top and bottom edges): the screens put one blank line around it."""
     view = state.view
     irish = view.rules.is_irish
-    table = RichTable(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
+    table = RichTable(
+        box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False, expand=False
+    )
     table.add_column(tr(lang, "end.place"), justify="right")
     table.add_column(tr(lang, "col.name"), no_wrap=True, max_width=24, overflow="ellipsis")
     table.add_column(tr(lang, "end.cards"), justify="right")

@@ -208,11 +208,14 @@ class Results(StateWidget):
 
 
 def results_group(game: RemoteGame, state: TableState, lang: str, rejoin: list[Text]) -> Group:
+    """The headline, the ranking, the rematch line, the way back into the
+    seat: one blank line between each (as on the local end screen)."""
     view = state.view
     parts: list[RenderableType] = [
         headline(state, lang),
         Text(),
         ranking_table(state, view_ranking(view), lang),
+        Text(),
         rematch_text(game, lang),
     ]
     if rejoin:
