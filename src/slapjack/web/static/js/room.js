@@ -450,6 +450,10 @@ function setupTable() {
     onSlap: seated ? (ev) => slap(ev) : null,
     raceEl: $("race-slot"),
     stackEl: seated ? $("my-stack") : null,
+    // (a new size may fit a crowded band's names in fewer rows, or more)
+    onUnits: () => {
+      if (state.table && state.table.n) fitSeatNames(state.table);
+    },
   });
 }
 
@@ -504,14 +508,51 @@ function renderAll() {
  * --word-em, the name's width in em). Only the names drawn anew (a new
  * seat, name or language): an update that changes none measures nothing.
  * An upright phone's band shows the others' seats side by side
- * (--band-seats: how many share its width). */
+ * (--band-seats: how many share its width). Five or more (data-crowded):
+ * their names may take two lines, the seats in rows (--band-rows): a fifth
+ * of the width or less in one row showed "Beginn…", a ninth "Be…". */
 function fitSeatNames(table) {
   fitNames(table.el.querySelectorAll(".seat .who:not([data-fit])"), { line: true });
-  const band = String(table.n - (table.opts.me === null || table.opts.me === undefined ? 0 : 1));
+  const others = table.n - (table.opts.me === null || table.opts.me === undefined ? 0 : 1);
+  const rows = others >= 5 ? bandRows(table, others) : 1;
+  const band = `${others}|${rows}`;
   if (table.el.dataset.band !== band) {
     table.el.dataset.band = band;
-    table.el.style.setProperty("--band-seats", band);
+    table.el.toggleAttribute("data-crowded", others >= 5);
+    table.el.style.setProperty("--band-seats", String(Math.ceil(others / rows)));
+    table.el.style.setProperty("--band-rows", String(rows));
   }
+}
+
+// A crowded band's seats (app.css, [data-crowded]): the gap between them,
+// their padding and border (px each side), the least font of a name that
+// fits, and the felt's content height from which three rows leave the pile
+// a card of about 90 px.
+const BAND = { gap: 3.2, pad: 1.6 + 2, font: 10.5, tall: 426 };
+
+/** How many rows a crowded band of ``others`` seats takes on an upright
+ * phone: the fewest (five seats to a row at most) in which every name fits
+ * its seat on two lines at 10.5 px or more (--two-em, fitNames); two rows
+ * at most, three on a felt tall enough; the most allowed if no count is
+ * enough (their fonts shrink). Only from numbers the page has (the felt's
+ * size, the names' widths): no layout is read. */
+function bandRows(table, others) {
+  const least = Math.ceil(others / 5);
+  const [fw, fh] = table.units.split("|").map(Number);
+  if (!fw) return least;
+  const most = Math.max(least, fh * 100 >= BAND.tall ? 3 : 2);
+  let need = 0;
+  table.seatEls.forEach((seat, s) => {
+    if (s === table.opts.me) return;
+    const em = parseFloat(seat._parts.name.querySelector(".who")?.style.getPropertyValue("--two-em"));
+    if (em > need) need = em;
+  });
+  for (let rows = least; rows < most; rows++) {
+    const perRow = Math.ceil(others / rows);
+    const inner = (fw * 100 - (perRow - 1) * BAND.gap) / perRow - 2 * BAND.pad;
+    if (inner * 0.985 >= need * BAND.font) return rows;
+  }
+  return most;
 }
 
 function renderClock(room) {

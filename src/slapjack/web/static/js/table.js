@@ -300,7 +300,9 @@ export class Stats {
  * seat placed by the page (else round the table), ``opts.onSlap(event)`` and ``opts.onFlip(event)`` the
  * input handlers (omit them for a read-only table), ``opts.stackEl`` the
  * element that stands for my seat where the felt does not show it (the
- * phone's stack button: cards fly from it, won piles to it).
+ * phone's stack button: cards fly from it, won piles to it),
+ * ``opts.onUnits(width, height)`` is told the felt's new size (its content
+ * box, px) when it changes.
  */
 export class TableView {
   constructor(el, opts = {}) {
@@ -443,6 +445,7 @@ export class TableView {
     this.units = key;
     this.el.style.setProperty("--fw", `${fw}px`);
     this.el.style.setProperty("--fh", `${fh}px`);
+    if (this.opts.onUnits) this.opts.onUnits(box.width, box.height);
   }
 
   /** Measure the felt, the seats' centres and the pile (felt coordinates). */
@@ -748,7 +751,7 @@ export class TableView {
       // A false start in a seat's badge: its time, marked by colour, the
       // words in its title and in the race result (a seat is too narrow).
       const early = falseStart(r);
-      el.textContent = ms(early ? r - FALSE_START_OFFSET_MS : r);
+      fill(el, ...unitApart(ms(early ? r - FALSE_START_OFFSET_MS : r)));
       setAttr(el, "title", early ? ms(r) : null);
       el.classList.toggle("early", early);
       el.classList.toggle("best", s === winner);
@@ -946,6 +949,13 @@ export class TableView {
   }
 }
 
+/** A time's text ("387 ms") as its number and its unit (" ms", a .unit
+ * span): a crowded seat shows the number alone (app.css). */
+function unitApart(text) {
+  const m = /^(.*?\d)(\D*)$/.exec(text);
+  return m && m[2] ? [m[1], h("span", { class: "unit" }, m[2])] : [text];
+}
+
 /** A name's parts, a word and the number after it kept on one line
  * ("Beginner " + "bot 4", "Bot 4" + " (Anfänger)") where a seat lets a
  * name take two lines. */
@@ -971,12 +981,7 @@ function jitter(text, span) {
  * a hyphen in two ("Anastasia-", "Marie"), and what the table keeps on one
  * line (a .nobreak part: "bot 4"). */
 export function unbreakable(el) {
-  let text = "";
-  for (const node of el.childNodes) {
-    const part = node.textContent;
-    text += node.nodeType === Node.TEXT_NODE ? part : part.replace(/ /g, "\u00a0");
-  }
-  return text
+  return keptText(el)
     .split(/[ \t\n]+/)
     .flatMap((word) => word.split(/(?<=-)(?=.)/))
     .map((word) => word.replace(/\u00a0/g, " "))
@@ -988,16 +993,41 @@ export function unbreakable(el) {
 // name is too long even at the smallest size allowed. The widths come from a
 // canvas, in the name's own font: no layout is read. (The party's seats and
 // zones, the replay's seats.) ``line``: the whole name is the piece, for a
-// box a line high (the room's seats): its font shrinks until all of it fits.
+// box a line high (the room's seats): its font shrinks until all of it fits;
+// and --two-em, the width of its longer line where it is best broken in two
+// (where a line may break: unbreakable()), for a seat whose name may take
+// two lines (a crowded band of seats on an upright phone).
 let ruler = null;
 export function fitNames(els, { line = false } = {}) {
   ruler ||= document.createElement("canvas").getContext("2d");
+  const width = (text) => ruler.measureText(text.trim()).width;
   for (const el of els) {
     const style = getComputedStyle(el);
     ruler.font = `${style.fontStyle} ${style.fontWeight} 100px ${style.fontFamily}`;
     const pieces = line ? [el.textContent.trim()].filter(Boolean) : unbreakable(el);
-    const widest = Math.max(0, ...pieces.map((w) => ruler.measureText(w).width));
+    const widest = Math.max(0, ...pieces.map(width));
     el.style.setProperty("--word-em", (widest / 100).toFixed(3));
+    if (line) {
+      const text = keptText(el);
+      let two = widest;
+      for (const m of text.matchAll(/[ \t\n]+|-(?=.)/g)) {
+        const cut = m[0] === "-" ? m.index + 1 : m.index;
+        const rest = m[0] === "-" ? cut : m.index + m[0].length;
+        two = Math.min(two, Math.max(width(text.slice(0, cut)), width(text.slice(rest))));
+      }
+      el.style.setProperty("--two-em", (two / 100).toFixed(3));
+    }
     el.dataset.fit = "1";
   }
+}
+
+/** An element's text, the spaces a line may not break at (in a .nobreak
+ * part: "bot 4") as no-break spaces. */
+function keptText(el) {
+  let text = "";
+  for (const node of el.childNodes) {
+    const part = node.textContent;
+    text += node.nodeType === Node.TEXT_NODE ? part : part.replace(/ /g, "\u00a0");
+  }
+  return text.trim();
 }
