@@ -409,7 +409,9 @@ function handleEvent(ev, view) {
   // (a wrong slap that picks up the pile: the pick-up's line says both)
   if (!toldByNext(ev)) {
     const text = describeEvent(ev, view);
-    $("party-hint").textContent = text;
+    // (a race's end is the race slot's title: the line under it stays empty
+    // rather than say it twice)
+    $("party-hint").textContent = RACE_ENDS.has(ev.type) ? "" : text;
     announce(text, { assertive: RACE_ENDS.has(ev.type) || ev.type === "wrong_slap" });
   }
   if (ev.type === "wrong_slap") {
