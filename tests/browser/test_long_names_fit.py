@@ -156,13 +156,6 @@ def test_a_crowded_phone_band_shows_the_bots_names_whole(
     page.locator("#join-name").fill("Anna")
     page.locator("#join-btn").click()
     page.locator("#game").wait_for()
-    if locale == "de-DE":
-        # German's hint on your stack ("Du bist dran: tippen zum Aufdecken")
-        # and your result in the strip are cut on a phone whatever the seats
-        # (with four as well): not this test's business, out of its checks.
-        page.add_style_tag(
-            content="#flip-hint, #result-slot .my-result .text { display: none !important; }"
-        )
     play(page, 16, True)
     page.wait_for_timeout(450)
     screenshot_at_rest(page, f"crowded-band-{seats}-{size[0]}x{size[1]}-{locale[:2]}")
