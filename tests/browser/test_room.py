@@ -558,3 +558,25 @@ def test_leaving_the_seat_hands_it_to_a_bot(server: Server, pages: Pages) -> Non
     )
     # Quinn's seat is played by a bot now: four bot tags round the table.
     wait_for(lambda: page.locator("#table .seat.bot").count() == 4)
+
+
+def test_a_room_nobody_named_is_named_in_the_pages_language(server: Server, pages: Pages) -> None:
+    """The server names a room nobody named "Room K7Q2PX" (docs/protocol.md);
+    a German page says "Raum K7Q2PX": on the join form, at the table and in
+    the lobby's list. A name somebody gave stays as given."""
+    code = server.api("POST", "/api/rooms", json={"seats": 3, "public": True})["code"]
+    named = server.api("POST", "/api/rooms", json={"name": "Room night", "public": True})
+    page = pages.page(pages.context(locale="de-DE"))
+    open_page(page, "/")
+    item = page.locator(f'#rooms li[data-code="{code}"] .room-title')
+    item.wait_for(timeout=8000)  # the lobby polls every few seconds
+    assert item.inner_text() == f"Raum {code}"
+    other = page.locator(f'#rooms li[data-code="{named["code"]}"] .room-title')
+    assert other.inner_text() == "Room night"
+    open_page(page, f"/r/{code}")
+    wait_for(lambda: f"Raum {code}" in page.locator("#join-info").inner_text())
+    page.locator("#join-name").fill("Jörg")
+    page.locator("#join-btn").click()
+    page.locator("#game").wait_for()
+    wait_for(lambda: page.locator("#room-name").inner_text() == f"Raum {code}")
+    assert f"Room {code}" not in page.locator("body").inner_text()

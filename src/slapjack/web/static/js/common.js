@@ -110,6 +110,14 @@ export async function api(path, { method = "GET", body } = {}) {
 
 // ------------------------------------------------------------------ storage
 
+/** A room's name as the page shows it: a room nobody named is "Room K7Q2PX"
+ * in the server's answers (docs/protocol.md), said in the page's language
+ * ("Raum K7Q2PX"); a name somebody gave it, as given. */
+export function roomName(info, code = info.code) {
+  const name = info.name || "";
+  return !name || name === `Room ${code}` ? t("room.unnamed", { code }) : name;
+}
+
 const NAME_KEY = "slapjack.name";
 
 export function savedName() {

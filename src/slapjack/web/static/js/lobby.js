@@ -9,6 +9,7 @@ import {
   mySeats,
   savedName,
   saveName,
+  roomName,
   saveSeat,
   showError,
   startPage,
@@ -90,7 +91,7 @@ async function showMyTables() {
         h(
           "div",
           {},
-          h("div", { class: "room-title" }, info.name || t("room.unnamed", { code: mine.code })),
+          h("div", { class: "room-title" }, roomName(info, mine.code)),
           h(
             "div",
             { class: "room-meta" },
@@ -380,7 +381,7 @@ function renderRooms(rooms) {
         h(
           "div",
           {},
-          h("div", { class: "room-title" }, r.name || t("room.unnamed", { code: r.code })),
+          h("div", { class: "room-title" }, roomName(r)),
           h(
             "div",
             { class: "room-meta" },

@@ -12,6 +12,7 @@ import {
   keyBindings,
   keyLabel,
   reducedMotion,
+  roomName,
   savedName,
   saveKeyBindings,
   setAttr,
@@ -142,10 +143,10 @@ function showJoin() {
   $("game").hidden = true;
   const full = !!info && info.free_seats <= 0;
   $("join-info").textContent = full
-    ? t("room.join_full", { name: info.name || code, game: t(`game.${info.game}`) })
+    ? t("room.join_full", { name: roomName(info, code), game: t(`game.${info.game}`) })
     : info
     ? t("room.join_info", {
-        name: info.name || code,
+        name: roomName(info, code),
         game: t(`game.${info.game}`),
         free: info.free_seats,
         count: info.free_seats,
@@ -463,7 +464,7 @@ function renderAll() {
   const headKey = info && [info.name, info.game, info.preset, JSON.stringify(info.rules || {}), lang].join("|");
   if (info && headKey !== state.headKey) {
     state.headKey = headKey;
-    setText($("room-name"), info.name || t("room.unnamed", { code }));
+    setText($("room-name"), roomName(info, code));
     // The preset, and every house rule the room sets on top of it.
     const extra = Object.entries(info.rules || {})
       .filter(([k]) => k !== "preset")
