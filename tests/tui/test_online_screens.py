@@ -24,7 +24,7 @@ from slapjack.tui.online import Target
 from slapjack.tui.remote import RemoteGame
 from slapjack.tui.screens.online import OnlineScreen
 
-from .util import blank_rows_between, deck, idle, screen_text
+from .util import assert_pile_empty_said_once, blank_rows_between, deck, idle, screen_text
 
 SIZES = [(80, 24), (100, 30), (150, 45)]
 NAMES = ("Anna", "Ben", "Carla")
@@ -216,11 +216,7 @@ async def test_an_empty_pile_says_so_once(lang: str) -> None:
         update(app.game, new_table(), [])
         await idle(pilot)
         assert app.game.state is not None and app.game.state.view.centre_size == 0
-        text = screen_text(app)
-        assert text.count(tr(lang, "pile_empty")) == 1
-        centre = app.screen.query_one("#centre").content_region
-        row = next(i for i, line in enumerate(text.splitlines()) if tr(lang, "pile_empty") in line)
-        assert centre.y <= row < centre.bottom  # in the panel, not on its border
+        assert_pile_empty_said_once(app, lang)
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

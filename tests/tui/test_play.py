@@ -10,7 +10,18 @@ from slapjack.tui.i18n import tr
 from slapjack.tui.screens.table import TableScreen
 from slapjack.tui.state import Note
 
-from .util import ScriptedBot, advance, config, ctl, deck, human, idle, make_app, screen_text
+from .util import (
+    ScriptedBot,
+    advance,
+    assert_pile_empty_said_once,
+    config,
+    ctl,
+    deck,
+    human,
+    idle,
+    make_app,
+    screen_text,
+)
 
 
 def two_seats(cards: tuple[int, ...], bot: ScriptedBot, lang: str = "en", **options: object):
@@ -256,11 +267,7 @@ async def test_an_empty_pile_says_so_once(lang: str) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await idle(pilot)
         assert ctl(app).state.view.centre_size == 0
-        text = screen_text(app)
-        assert text.count(tr(lang, "pile_empty")) == 1
-        centre = app.screen.query_one("#centre").content_region
-        row = next(i for i, line in enumerate(text.splitlines()) if tr(lang, "pile_empty") in line)
-        assert centre.y <= row < centre.bottom  # in the panel, not on its border
+        assert_pile_empty_said_once(app, lang)
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from textual.app import App
 from textual.pilot import Pilot
 
 from slapjack.bots import SlapIntent
@@ -13,6 +14,7 @@ from slapjack.core import FULL_DECK, Card, Rules, View, card_name, is_jack, pars
 from slapjack.tui import GameConfig, ManualClock, SeatSpec, SlapjackApp, Timing
 from slapjack.tui.config import DEFAULT_KEYS
 from slapjack.tui.controller import GameController
+from slapjack.tui.i18n import tr
 
 FAST = Timing(
     slap_window_ms=600.0,
@@ -141,3 +143,14 @@ def blank_rows_between(text: str, above: str, below: str) -> int:
     top = next(i for i, row in enumerate(rows) if above in row)
     bottom = next(i for i, row in enumerate(rows) if i > top and below in row)
     return sum(1 for row in rows[top + 1 : bottom] if not row.strip(" │"))
+
+
+def assert_pile_empty_said_once(app: App[None], lang: str) -> None:
+    """ "The pile is empty" stands once on screen, inside the pile panel (not
+    also on its lower border)."""
+    text = screen_text(app)
+    empty = tr(lang, "pile_empty")
+    assert text.count(empty) == 1, text
+    centre = app.screen.query_one("#centre").content_region
+    row = next(i for i, line in enumerate(text.splitlines()) if empty in line)
+    assert centre.y <= row < centre.bottom  # in the panel, not on its border
