@@ -273,7 +273,9 @@ async def test_an_empty_pile_says_so_once(lang: str) -> None:
 @pytest.mark.parametrize("lang", ["en", "de"])
 async def test_the_log_wraps_a_long_preset_title_instead_of_cutting_it(lang: str) -> None:
     """At 80×24 the log's first line read "Irish Snap: Wer zuerst fertig ist,…
-    4 Spieler": the preset's name was one unbreakable value, wider than the log."""
+    4 Spieler": the preset's name was one unbreakable value, wider than the log.
+    And the English one broke between the count and its noun ("…first out
+    wins, 4" / "players")."""
     seats = [human(0, "Anna"), _bot("Ben"), _bot("Carla"), _bot("Dan")]
     cfg = config(seats, deck("5C", "KD", "JS"), preset="irish-snap-winner")
     app, _clock = make_app(cfg, {"casual": ScriptedBot()}, lang=lang)
@@ -283,4 +285,6 @@ async def test_the_log_wraps_a_long_preset_title_instead_of_cutting_it(lang: str
         rows = screen_text(app).splitlines()[box.y : box.bottom]
         text = " ".join(" ".join(row[box.x : box.right].split()) for row in rows).strip()
         title = tr(lang, "game_start", title=tr(lang, "preset.irish-snap-winner"), count=4)
-        assert text == title and "…" not in text
+        assert text == title.replace("\u00a0", " ") and "…" not in text
+        lines = [row[box.x : box.right].strip() for row in rows]
+        assert not any(line.endswith(" 4") for line in lines), lines

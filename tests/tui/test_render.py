@@ -123,8 +123,9 @@ def test_the_logs_first_line_breaks_inside_a_long_preset_name() -> None:
     """The German "Irish Snap: Wer zuerst fertig ist, gewinnt" was one
     unbreakable value, wider than the log at 80×24 (35 cells), and came out
     as "Irish Snap: Wer zuerst fertig ist,…". Its words after the game's
-    name break like any others now; the game's name stays whole, and a
-    short title ("Slapjack · Classic") stays one value as before."""
+    name break like any others now; the game's name stays whole, a short
+    title ("Slapjack · Classic") stays one value as before, and the count
+    stays with its noun ("4 players", never "4" at a line's end)."""
 
     def lines(lang: str, preset: str, width: int, **options: object) -> list[str]:
         start = item_text(Note("game_start"), state_for(preset, **options), lang)
@@ -141,8 +142,13 @@ def test_the_logs_first_line_breaks_inside_a_long_preset_name() -> None:
     assert lines("en", "irish-snap-winner", 12) == [
         "Irish Snap:",
         "  first out",
-        "  wins, 3",
-        "  players",
+        "  wins,",
+        "  3 players",
+    ]
+    # The English log at 80×24 (35 cells) ended its first line with "wins, 3".
+    assert lines("en", "irish-snap-winner", 35) == [
+        "Irish Snap: first out wins,",
+        "  3 players",
     ]
     assert lines("en", "classic", 35) == ["Slapjack · Classic, 3 players"]
     assert lines("en", "classic", 20) == ["Slapjack · Classic,", "  3 players"]
