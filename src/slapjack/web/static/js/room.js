@@ -451,6 +451,7 @@ function setupTable() {
     onSlap: seated ? (ev) => slap(ev) : null,
     raceEl: $("race-slot"),
     stackEl: seated ? $("my-stack") : null,
+    fitPile: true,
     // (a new size may fit a crowded band's names in fewer rows, or more)
     onUnits: () => {
       if (state.table && state.table.n) fitSeatNames(state.table);
@@ -581,6 +582,9 @@ function renderWaiting(waiting) {
   if (!waiting) return;
   const room = state.room || roomState(null, null, state.info);
   const names = room.names || [];
+  // (the table, hidden, laid out with its seats: its pile has the game's
+  // size, and its faces are warmed at it, before the first card)
+  if (state.table) state.table.layoutSeats(names.length);
   const free = names.filter((n) => !n).length;
   $("waiting-info").textContent =
     room.start_in_ms !== null && room.start_in_ms !== undefined

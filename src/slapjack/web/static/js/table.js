@@ -302,7 +302,8 @@ export class Stats {
  * element that stands for my seat where the felt does not show it (the
  * phone's stack button: cards fly from it, won piles to it),
  * ``opts.onUnits(width, height)`` is told the felt's new size (its content
- * box, px) when it changes.
+ * box, px) when it changes, ``opts.fitPile`` keeps the pile's fan off the
+ * seats (a room's felt: see fitPile).
  */
 export class TableView {
   constructor(el, opts = {}) {
@@ -382,6 +383,13 @@ export class TableView {
     return this.opts.anchor ?? this.opts.me ?? 0;
   }
 
+  /** The felt's ``n`` seats laid out before a view is drawn (a room that
+   * waits for its players: the pile is sized by them, fitPile, and its
+   * faces are warmed at that size before the first card). */
+  layoutSeats(n) {
+    if (n && n !== this.n) this.buildSeats(n);
+  }
+
   buildSeats(n) {
     this.n = n;
     this.seatEls = [];
@@ -402,7 +410,9 @@ export class TableView {
       const el = h(
         "li",
         {
-          class: "seat",
+          // (mine marked at once: a room that waits lays its seats out, and
+          // an upright phone's band leaves mine out)
+          class: s === this.opts.me ? "seat me" : "seat",
           style,
           dataset: { seat: String(s) },
         },
@@ -463,7 +473,13 @@ export class TableView {
     const pile = rel(this.pileEl.getBoundingClientRect());
     // The top card rests at the pile's right (see .pile .card in app.css).
     const cw = pile.width / 1.8;
-    warmFacesAt(cw);
+    // (a new cap that changes the pile's size: measured again once it has,
+    // and the faces warmed at the size it has then)
+    const resizing =
+      this.opts.fitPile &&
+      this.fitPile(box, pile) &&
+      Math.abs(parseFloat(getComputedStyle(this.el).getPropertyValue("--cw")) - cw) > 0.05;
+    if (!resizing) warmFacesAt(cw);
     // A seat the felt does not show (mine on a phone: display none, a rect
     // of nothing at the page's corner) is where the page shows it instead,
     // or nowhere: no movement starts or ends at the corner of the screen.
@@ -477,6 +493,48 @@ export class TableView {
       pile,
       top: { x: pile.left + pile.width - 0.08 * cw - cw / 2, y: pile.top + pile.height / 2 },
     };
+  }
+
+  /** The largest card (its width, px) at which the box of every card of
+   * the pile, fanned as far as it goes (renderPile: five cards, each at the
+   * extremes of its jitter: FAN), keeps PILE_KEEP px off every seat the
+   * felt shows and off each seat's slap hand (app.css, .seat::after: laid
+   * out, hidden, where it shows): the felt's --pile-cap, which its --cw
+   * (app.css) does not exceed. The felt's formula for --cw keeps the pile
+   * off seats at its sides, top and bottom; seats on its diagonals come
+   * nearer (with ten, at 1280x720 and 844x390, the fan lay on "Beginner
+   * bot 2", at the pile's lower left). The pile's middle does not move with
+   * the card's size (the centre is centred on it, its side column as wide
+   * whatever the card), so the cap comes from where the seats are alone: it
+   * changes only when they move (a new size), and setting it moves nothing
+   * but the pile. True if it changed. */
+  fitPile(box, pile) {
+    let cap = Infinity;
+    for (const el of this.seatEls) {
+      const r = el.getBoundingClientRect();
+      if (!r.width) continue;
+      const boxes = [[r.left, r.top, r.right, r.bottom]];
+      const hand = getComputedStyle(el, "::after");
+      const size = parseFloat(hand.width);
+      if (hand.content !== "none" && size > 0) {
+        const seat = getComputedStyle(el);
+        const x = r.left + parseFloat(seat.borderLeftWidth) + parseFloat(hand.left);
+        const y = r.top + parseFloat(seat.borderTopWidth) + parseFloat(hand.top);
+        if (Number.isFinite(x + y)) boxes.push([x, y, x + size, y + parseFloat(hand.height)]);
+      }
+      for (const [left, top, right, bottom] of boxes) {
+        const o = [left - box.left, top - box.top, right - box.left, bottom - box.top];
+        const most = Math.min(...FAN.map((card) => cardRoom(card, pile.x, pile.y, o)));
+        // (a seat on the pile's very middle: no size of card clears it)
+        if (most > 0) cap = Math.min(cap, most);
+      }
+    }
+    const value = Number.isFinite(cap) ? `${cap.toFixed(1)}px` : "";
+    if (value === this.pileCap) return false;
+    this.pileCap = value;
+    if (value) this.el.style.setProperty("--pile-cap", value);
+    else this.el.style.removeProperty("--pile-cap");
+    return true;
   }
 
   /** Draw only the pile of ``view`` (and the table's state attributes): a new
@@ -947,6 +1005,45 @@ export class TableView {
     const el = this.seatEls[seat];
     if (el) el.classList.add("slapped");
   }
+}
+
+/** Px between a card of the pile and a seat (or its slap hand) at the least. */
+const PILE_KEEP = 4;
+
+/** The box of each card of a pile fanned as far as it goes (renderPile;
+ * app.css, .pile .card), from the pile's middle: its left, right, top and
+ * bottom edges, each [a, b] for a * (the card's width) + b px, at the
+ * extremes of its jitter. ``d`` cards under the top one, a card is moved
+ * left by 0.17 d of its width (and up to 4 px either way), down by 2 d px
+ * (and up to 4), and turned by up to 6 + 3 d degrees (the top card: up to
+ * 2); unturned it (1 x 1.4 widths) rests 0.32 of its width right of the
+ * pile's middle (the pile is 1.8 wide, a card 0.08 from its right). */
+const FAN = [0, 1, 2, 3, 4].map((d) => {
+  const turn = ((d ? 6 + 3 * d : 2) * Math.PI) / 180;
+  const halfW = (Math.cos(turn) + 1.4 * Math.sin(turn)) / 2;
+  const halfH = (Math.sin(turn) + 1.4 * Math.cos(turn)) / 2;
+  const x = 0.32 - 0.17 * d;
+  const jitter = d ? 4 : 0;
+  return {
+    left: [x - halfW, -jitter],
+    right: [x + halfW, jitter],
+    top: [-halfH, 2 * d - jitter],
+    bottom: [halfH, 2 * d + jitter],
+  };
+});
+
+/** The widest card (px) whose box, as ``card`` of FAN in a pile whose
+ * middle is at (x, y), keeps PILE_KEEP px off the box ``o`` ([left, top,
+ * right, bottom]): on one side of it at least (each edge of the card's box
+ * moves out from the pile's middle as the card grows). Not above 0: no
+ * card clears it (the box lies on the pile's middle). */
+function cardRoom(card, x, y, o) {
+  return Math.max(
+    (o[0] - PILE_KEEP - x - card.right[1]) / card.right[0],
+    (x + card.left[1] - o[2] - PILE_KEEP) / -card.left[0],
+    (o[1] - PILE_KEEP - y - card.bottom[1]) / card.bottom[0],
+    (y + card.top[1] - o[3] - PILE_KEEP) / -card.top[0],
+  );
 }
 
 /** A time's text ("387 ms") as its number and its unit (" ms", a .unit
