@@ -309,6 +309,8 @@ export class TableView {
   constructor(el, opts = {}) {
     this.el = el;
     this.opts = opts;
+    // (its seats' slap hands laid out while hidden, for fitPile to measure: app.css)
+    if (opts.fitPile) el.dataset.fitPile = "";
     this.n = 0;
     this.seatEls = [];
     this.pileKey = "";
