@@ -1,9 +1,11 @@
 """What the SQLite store's layout costs per append, and what an append-only
 log would (issue 14): a measurement of a candidate, not of the server.
 
-Each group commit of the write-ahead store writes two pages per room in it:
-the leaf of ``room_actions`` that the room's next action goes to, and the
-page of its ``rooms`` row (``next_index``). This script runs group commits of
+Until schema version 5 each group commit of the write-ahead store wrote two
+pages per room in it: the leaf of ``room_actions`` that the room's next
+action goes to, and the page of its ``rooms`` row (``next_index``); since
+then only the first (the store checks one guard row instead, see
+``slapjack.store._sqlite_raw.Known``). This script runs group commits of
 ``--batch`` appends to distinct random rooms of ``--rooms`` (2,500: 10,000
 players; the server's commits hold 11 appends at the median there) on a fresh
 file with the store's own schema and settings (``slapjack.store.migrations``,
@@ -12,20 +14,19 @@ PASSIVE checkpoint on a second connection every 1,000 commits, as
 ``SqliteStore`` runs it), for ``--seconds`` of CPU each, in these layouts:
 
 * ``today``: the store's own fast path (``_write_batch_on`` with its known
-  rows): a multi-row ``INSERT`` into ``room_actions`` and the guarded
-  multi-row ``UPDATE`` of the rooms' ``next_index``;
-* ``insert``: the ``INSERT`` alone (no ``next_index`` kept);
+  rows): the guard row read and a multi-row ``INSERT`` into ``room_actions``;
+* ``insert``: the ``INSERT`` alone (no guard read);
 * ``log``: one multi-row ``INSERT`` into an append-only table
   (``seq INTEGER PRIMARY KEY``: every commit writes the same last page) and
   the ``UPDATE`` of one guard row (what would fence other writers);
 * ``fold:N``: ``log``, and every N commits the whole log moved into
-  ``room_actions`` and ``next_index`` and emptied, in one transaction (the
+  ``room_actions`` and emptied, in one transaction (the
   time each such fold holds the write lock is printed: appends wait for it).
 
 Printed per layout and round: the process's CPU per append (every thread),
 appends, and for folds the median and longest fold (``--json``: one object
 per run). After each run the file is checked: every append stored once, and
-``next_index`` right where the layout keeps it. Pinned to one CPU with
+each room's actions without a gap where the layout stores them there. Pinned to one CPU with
 ``taskset`` the figures are one core's; rounds alternate the layouts.
 
     taskset -c 0 .venv/bin/python bench/storelayout.py --rounds 2
@@ -57,9 +58,6 @@ GUARD_TABLE = "CREATE TABLE log_guard (id INTEGER PRIMARY KEY CHECK (id = 1), n 
 FOLD = (
     "INSERT INTO room_actions (code, idx, action)"
     " SELECT code, idx, action FROM room_log ORDER BY code, idx",
-    "UPDATE rooms SET next_index = m.n FROM"
-    " (SELECT code, max(idx) + 1 AS n FROM room_log GROUP BY code) AS m"
-    " WHERE rooms.code = m.code",
     "DELETE FROM room_log",
 )
 ACTIONS = ('{"flip":"Player %d","t":%d}', '{"slap":"Player %d","t":%d}')
@@ -83,8 +81,8 @@ def make_file(path: Path, rooms: list[str]) -> sqlite3.Connection:
     conn.execute(GUARD_TABLE)
     conn.execute("INSERT INTO log_guard (id, n) VALUES (1, 0)")
     conn.executemany(
-        "INSERT INTO rooms (code, settings, header, next_index, created_ms, game_started_ms)"
-        " VALUES (?, ?, ?, 0, 0, 0)",
+        "INSERT INTO rooms (code, settings, header, created_ms, game_started_ms)"
+        " VALUES (?, ?, ?, 0, 0)",
         [(code, SETTINGS, HEADER) for code in rooms],
     )
     conn.execute("COMMIT")
@@ -92,19 +90,20 @@ def make_file(path: Path, rooms: list[str]) -> sqlite3.Connection:
 
 
 def check(conn: sqlite3.Connection, layout: str, appends: int, nxt: dict[str, int]) -> None:
-    """Every append is in the file once, where its layout puts it, and where
-    ``next_index`` is kept it says how many actions each room has (a layout
-    that lost or doubled a row would be measuring something else)."""
+    """Every append is in the file once, where its layout puts it, and each
+    room's stored actions run from 0 without a gap (a layout that lost or
+    doubled a row would be measuring something else)."""
     stored = conn.execute("SELECT count(*) FROM room_actions").fetchone()[0]
     logged = conn.execute("SELECT count(*) FROM room_log").fetchone()[0]
     if stored + logged != appends or (layout in ("today", "insert") and logged):
         raise SystemExit(f"{layout}: {stored} + {logged} rows stored, {appends} appended")
-    counts = dict(conn.execute("SELECT code, count(*) FROM room_actions GROUP BY code").fetchall())
-    for code, n in conn.execute("SELECT code, next_index FROM rooms"):
-        if layout == "today" and n != nxt[code]:
-            raise SystemExit(f"{layout}: room {code} next_index {n}, {nxt[code]} appended")
-        if layout.startswith("fold:") and n != counts.get(code, 0):
-            raise SystemExit(f"{layout}: room {code} next_index {n}, {counts.get(code, 0)} folded")
+    for code, n, last in conn.execute(
+        "SELECT code, count(*), max(idx) FROM room_actions GROUP BY code"
+    ).fetchall():
+        if last != n - 1:
+            raise SystemExit(f"{layout}: room {code} has {n} actions up to index {last}")
+        if layout in ("today", "insert") and n != nxt[code]:
+            raise SystemExit(f"{layout}: room {code} has {n} actions, {nxt[code]} appended")
 
 
 def run(layout: str, rooms_n: int, batch_n: int, seconds: float, seed: int) -> dict[str, float]:
@@ -118,7 +117,7 @@ def run(layout: str, rooms_n: int, batch_n: int, seconds: float, seed: int) -> d
         loop = asyncio.new_event_loop()
         future: asyncio.Future[None] = loop.create_future()
         known = Known()
-        known.learn({code: (0, 0, None) for code in rooms})
+        known.learn({code: (0, 0, None) for code in rooms}, 0)
         nxt = dict.fromkeys(rooms, 0)
         folds: list[float] = []
         appends = commits = 0

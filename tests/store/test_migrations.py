@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-from slapjack.store import Ownership, SchemaTooNew, StaleOwner, StoreUnavailable
+from slapjack.store import (
+    ActionConflict,
+    ActionGap,
+    Ownership,
+    SchemaTooNew,
+    StaleOwner,
+    StoreUnavailable,
+)
 from slapjack.store.base import dump_json
 from slapjack.store.migrations import POSTGRES, SQLITE, Migration, check_migrations
 
@@ -142,7 +149,7 @@ async def test_many_processes_opening_a_new_sqlite_file_together(tmp_path: Any) 
 
 async def test_a_version_3_database_gets_folded_names(opener: Any, backend: str) -> None:
     """Names stored before version 4 are folded by the upgrade: found in any case."""
-    store = await opener()
+    store = await opener(migrations=steps(backend)[:4])
     table, _ = play(5, names=("Änne", "Ben"))
     game_id = await store.finish_game(None, table.record.to_dict())
     before = await store.player_stats("Änne")
@@ -162,6 +169,57 @@ async def test_a_version_3_database_gets_folded_names(opener: Any, backend: str)
         assert (stats.games, stats.median_reaction_ms) == (1, before.median_reaction_ms)
         assert [g.id for g in await new.list_games(10, 0, other)] == [game_id]
     assert await new.count_games("ben") == 1
+
+
+async def test_a_version_4_database_reads_next_indices_from_the_actions(
+    opener: Any, backend: str
+) -> None:
+    """Version 5 drops ``rooms.next_index``: a room stored before it goes on
+    at one past its last stored action, refuses a gap, and keeps what it had."""
+    old = await opener(migrations=steps(backend)[:4])
+    table, _ = play(6)
+    # Two rooms as a version-4 program wrote them: UP with three actions.
+    async with old._tx() as conn:
+        for code, n in (("UP", 3), ("NONE", 0)):
+            await conn.execute(
+                "INSERT INTO rooms (code, settings, header, next_index, created_ms,"
+                " game_started_ms) VALUES (?, '{}', ?, ?, 1000, 1000)",
+                code,
+                dump_json(header_of(table), "header"),
+                n,
+            )
+        for i in range(3):
+            await conn.execute(
+                "INSERT INTO room_actions (code, idx, action) VALUES ('UP', ?, ?)",
+                i,
+                dump_json({"t": i * 100, "flip": "Anna"}, "action"),
+            )
+    await old.close()
+
+    new = await opener()
+    assert await new.schema_version() == len(steps(backend)) == 5
+    async with new._read() as conn:
+        columns = (
+            [str(r[1]) for r in await conn.fetch("PRAGMA table_info(rooms)")]
+            if backend == "sqlite"
+            else [
+                str(r[0])
+                for r in await conn.fetch(
+                    "SELECT column_name FROM information_schema.columns"
+                    " WHERE table_name = 'rooms' AND table_schema = current_schema()"
+                )
+            ]
+        )
+    assert "next_index" not in columns and "epoch" in columns
+    with pytest.raises(ActionGap):
+        await new.append_action("UP", 4, {"t": 400, "flip": "Ben"})
+    await new.append_action("UP", 2, {"t": 200, "flip": "Anna"})  # stored already: the same
+    with pytest.raises(ActionConflict):
+        await new.append_action("UP", 2, {"t": 200, "flip": "Ben"})
+    await new.append_action("UP", 3, {"t": 300, "flip": "Ben"})
+    await new.append_action("NONE", 0, {"t": 0, "flip": "Anna"})
+    assert len((await new.load_room("UP")).actions) == 4
+    assert len((await new.load_room("NONE")).actions) == 1
 
 
 async def test_a_player_is_looked_up_through_an_index(opener: Any, backend: str) -> None:

@@ -334,13 +334,11 @@ async def test_corrupt_rows_are_typed_errors(store: SqlStore) -> None:
         await store.load_room("BAD")
     async with store._tx() as conn:
         await conn.execute("DELETE FROM room_actions WHERE code = ?", "BAD")
-        await conn.execute(
-            "UPDATE rooms SET settings = ?, next_index = 0 WHERE code = ?", "nope", "BAD"
-        )
+        await conn.execute("UPDATE rooms SET settings = ? WHERE code = ?", "nope", "BAD")
     with pytest.raises(CorruptRow, match="settings"):
         await store.load_room("BAD")
     async with store._tx() as conn:
-        await conn.execute("UPDATE rooms SET settings = '{}', next_index = 0, header = ?", "{}")
+        await conn.execute("UPDATE rooms SET settings = '{}', header = ?", "{}")
     room = await store.load_room("BAD")
     with pytest.raises(CorruptRow, match="record"):
         room.record()

@@ -179,8 +179,8 @@ async def test_a_transaction_that_awaits_anything_else_fails_and_rolls_back(
 
     async def wanders(conn: Any) -> None:
         await conn.execute(
-            "INSERT INTO rooms (code, settings, header, next_index, created_ms,"
-            " game_started_ms) VALUES ('AWAY', '{}', '{}', 0, 0, 0)"
+            "INSERT INTO rooms (code, settings, header, created_ms,"
+            " game_started_ms) VALUES ('AWAY', '{}', '{}', 0, 0)"
         )
         await asyncio.sleep(0)  # not the connection's: cannot run in its thread
 
@@ -471,7 +471,8 @@ async def test_a_commit_of_rooms_it_knows_reads_no_room_row(sqlite_store: Sqlite
     store._loop_conn.set_trace_callback(None)
     assert not [s for s in seen if "FROM rooms" in s], seen
     assert sum(s.startswith("INSERT INTO room_actions") for s in seen) == 2
-    assert sum(s.startswith("UPDATE rooms") for s in seen) == 2
+    assert sum("FROM room_guard" in s for s in seen) == 2, "each commit checks the guard"
+    assert not [s for s in seen if s.startswith("UPDATE")], "an append writes its actions only"
     assert list((await store.load_room("KA")).actions) == acts[:3]
     assert list((await store.load_room("KB")).actions) == acts[:2]
     assert store._known.rows["KA"][0] == 3 and store._known.rows["KB"][0] == 2
@@ -493,22 +494,20 @@ async def test_a_row_another_connection_moved_is_read_again(tmp_path: Path) -> N
             await store.create_room(code, SETTINGS, header_of(table))
             await store.append_action(code, 0, acts[0])
         assert store._known.rows["MA"][0] == 1
-        # The other writer stores action 1 of MA and moves MA's next index on.
-        other.execute("BEGIN IMMEDIATE")
+        # The other writer appends action 1 of MA (an append moves no guard).
         other.execute(
             "INSERT INTO room_actions (code, idx, action) VALUES ('MA', 1, ?)",
             (json.dumps(acts[1]),),
         )
-        other.execute("UPDATE rooms SET next_index = 2 WHERE code = 'MA'")
-        other.execute("COMMIT")
         with pytest.raises(ActionConflict):
             await store.append_action("MA", 1, acts[2])
         await store.append_action("MA", 1, acts[1])  # the same action: stored already
-        # A batch of two rooms, one of them moved: each append judged on its row.
-        other.execute("BEGIN IMMEDIATE")
-        other.execute("DELETE FROM room_actions WHERE code = 'MB'")
-        other.execute("UPDATE rooms SET next_index = 0 WHERE code = 'MB'")
-        other.execute("COMMIT")
+        # A batch of two rooms, one of them reset by another process's store
+        # (which moves the guard): each append judged on its row.
+        assert store._known.rows["MB"][0] == 1
+        second = await SqliteStore.open(path)
+        await second.reset_room("MB", header_of(table))
+        await second.close()
         results = await asyncio.gather(
             store.append_action("MA", 2, acts[2]),
             store.append_action("MB", 1, acts[1]),
@@ -536,18 +535,24 @@ async def test_a_claim_or_a_new_room_of_the_same_code_is_seen_by_a_commit_that_k
         await store.create_room("CL", SETTINGS, header_of(table))
         old = await store.claim_room("CL", "node-a")
         await store.append_action("CL", 0, acts[0], epoch=old)
+        await store.create_room("KEEP", SETTINGS, header_of(table))
+        await store.append_action("KEEP", 0, acts[0])
+        assert store._known.rows["CL"][1] == old and "KEEP" in store._known.rows
         new = await store.claim_room("CL", "node-b", expected_epoch=old)
-        assert store._known.rows["CL"][1] == old  # the claim went past the group commits
+        # Its own claim: the store forgets that room and knows the others still.
+        assert "CL" not in store._known.rows and "KEEP" in store._known.rows
         with pytest.raises(StaleOwner):
             await store.append_action("CL", 1, acts[1], epoch=old)
         await store.append_action("CL", 1, acts[1], epoch=new)
         assert list((await store.load_room("CL")).actions) == acts[:2]
-        # The room is closed by another connection and made again, empty.
+        # The room is deleted by another connection (moving no guard) and made
+        # again, empty, by the store: making a room forgets what it knew of it.
+        assert store._known.rows["CL"][0] == 2
         other.execute("DELETE FROM room_actions WHERE code = 'CL'")
         other.execute("DELETE FROM room_seats WHERE code = 'CL'")
         other.execute("DELETE FROM rooms WHERE code = 'CL'")
         await store.create_room("CL", SETTINGS, header_of(table))
-        assert store._known.rows["CL"][0] == 2
+        assert "CL" not in store._known.rows
         with pytest.raises(ActionGap):
             await store.append_action("CL", 2, acts[2])
         await store.append_action("CL", 0, acts[0])
@@ -565,14 +570,69 @@ async def test_a_claim_or_a_new_room_of_the_same_code_is_seen_by_a_commit_that_k
 def test_what_a_store_knows_of_its_rooms_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     known = Known()
     monkeypatch.setattr(Known, "MOST", 3)
-    known.learn({"A": (1, 0, None), "B": (1, 0, None)})
-    known.learn({"C": (1, 0, None)})
+    known.learn({"A": (1, 0, None), "B": (1, 0, None)}, 7)
+    known.learn({"C": (1, 0, None)}, 7)
     assert len(known.rows) == 3
-    known.learn({"D": (4, 2, "n")})
+    known.learn({"D": (4, 2, "n")}, 7)
     assert known.rows == {"D": (4, 2, "n")}
     known.forget("D")
     known.forget("D")
     assert known.rows == {}
+
+
+def test_what_a_store_knows_holds_while_the_guard_has_not_moved_behind_it() -> None:
+    known = Known()
+    known.learn({"A": (1, 0, None), "B": (2, 0, None)}, 7)
+    known.moved("A", 8)  # its own change, committed: B still holds
+    assert known.rows == {"B": (2, 0, None)} and known.guard == 8
+    known.moved("B", 10)  # somebody else moved it too (9): nothing holds
+    assert known.rows == {} and known.guard is None
+    known.learn({"C": (0, 0, None)}, 10)
+    known.learn({"D": (0, 0, None)}, 12)  # read after another change: C is dropped
+    assert known.rows == {"D": (0, 0, None)} and known.guard == 12
+
+
+async def test_a_change_that_failed_forgets_every_room(sqlite_store: SqliteStore) -> None:
+    """A write that moved the guard and then failed (rolled back) leaves the
+    store not knowing where the guard is: it reads every room again."""
+    store = sqlite_store
+    table, _ = play(9)
+    acts = actions_of(table)[:3]
+    await store.create_room("FA", SETTINGS, header_of(table))
+    await store.append_action("FA", 0, acts[0])
+    assert "FA" in store._known.rows
+    with pytest.raises(UnknownRoom):
+        await store.close_room("NOPE")
+    assert store._known.rows == {} and store._known.guard is None
+    seen = statements_on_loop(store)
+    await store.append_action("FA", 1, acts[1])
+    await store.append_action("FA", 2, acts[2])
+    assert sum("FROM rooms" in s for s in seen) == 1, "read once, then known again"
+    assert list((await store.load_room("FA")).actions) == acts
+
+
+async def test_a_claim_by_another_process_is_seen_by_the_next_commit(tmp_path: Path) -> None:
+    """Another process's store claims a room this store knows: the moved guard
+    makes this store's next commit read its rooms, and the old owner's
+    appends are refused."""
+    path = tmp_path / "two.sqlite3"
+    mine = await SqliteStore.open(path)
+    theirs = await SqliteStore.open(path)
+    try:
+        table, _ = play(10)
+        acts = actions_of(table)[:3]
+        epoch = await mine.create_room("TW", SETTINGS, header_of(table), owner="node-a")
+        await mine.append_action("TW", 0, acts[0], epoch=epoch)
+        assert mine._known.rows["TW"] == (1, epoch, "node-a")
+        taken = await theirs.claim_room("TW", "node-b", expected_epoch=epoch)
+        with pytest.raises(StaleOwner):
+            await mine.append_action("TW", 1, acts[1], epoch=epoch)
+        await theirs.append_action("TW", 1, acts[1], epoch=taken)
+        await mine.append_action("TW", 2, acts[2], epoch=taken)
+        assert list((await theirs.load_room("TW")).actions) == acts
+    finally:
+        await mine.close()
+        await theirs.close()
 
 
 async def test_the_writing_connections_keep_statement_journals_in_memory(

@@ -26,8 +26,8 @@ class _Pending:
 
 
 class BatchPlan:
-    """What a group commit does with its batch, given each room's ``next_index``
-    and fencing epoch (read in code order, so two writers lock rooms in the
+    """What a group commit does with its batch, given each room's next index
+    (one more than its last stored action's) and fencing epoch (read in code order, so two writers lock rooms in the
     same order, and locked: no claim can move an epoch until the commit).
 
     ``outcomes[i]`` is ``None`` (stored, or already stored with the same text)
@@ -38,7 +38,7 @@ class BatchPlan:
     Pure logic, shared by the adapters (the SQLite one runs a whole batch in
     its database thread)."""
 
-    __slots__ = ("_batch", "accepted", "nxt", "outcomes", "start", "to_check")
+    __slots__ = ("_batch", "accepted", "nxt", "outcomes", "to_check")
 
     def __init__(
         self,
@@ -46,7 +46,6 @@ class BatchPlan:
         start: dict[str, int],
         epochs: Mapping[str, tuple[int, str | None]] | None = None,
     ) -> None:
-        self.start = start
         self.nxt = dict(start)
         self.accepted: dict[tuple[str, int], str] = {}
         self.outcomes: list[StoreError | None] = []
@@ -82,9 +81,6 @@ class BatchPlan:
 
     def insert_rows(self) -> list[tuple[str, int, str]]:
         return [(c, i, t) for (c, i), t in self.accepted.items()]
-
-    def update_rows(self) -> list[tuple[int, str]]:
-        return [(n, c) for c, n in self.nxt.items() if n != self.start[c]]
 
 
 def _held(epochs: Mapping[str, tuple[int, str | None]] | None, code: str) -> tuple[int, str | None]:

@@ -80,7 +80,16 @@ class Conn(Protocol):
 
 SELECT_ACTION_SQL: Final = "SELECT action FROM room_actions WHERE code = ? AND idx = ?"
 INSERT_ACTION_SQL: Final = "INSERT INTO room_actions (code, idx, action) VALUES (?, ?, ?)"
-UPDATE_NEXT_SQL: Final = "UPDATE rooms SET next_index = ? WHERE code = ?"
+NEXT_INDEX_SQL: Final = (
+    "SELECT code, (SELECT max(idx) FROM room_actions AS a WHERE a.code = rooms.code)"
+    " FROM rooms WHERE code {where}"
+)
+"""Each room's last stored index (None: no action yet), one index lookup per
+room (a ``GROUP BY`` over the actions was planned as a scan of them on
+PostgreSQL): its next index is one more. Kept nowhere else (schema version 5): an append
+writes only its room's actions. On PostgreSQL a statement of its own, after
+the rooms' rows are locked: under READ COMMITTED it reads what every commit
+before the lock stored."""
 UPSERT_SEAT_SQL: Final = (
     "INSERT INTO room_seats (code, seat, name, token_hash, is_bot, bot_level)"
     " VALUES (?, ?, ?, ?, ?, ?)"
@@ -235,9 +244,9 @@ class SqlStore(HistorySql, ABC):
             if self.bump_epoch_sql is not None:
                 await conn.execute(self.bump_epoch_sql)
             row = await conn.fetchone(
-                "INSERT INTO rooms (code, settings, header, next_index, created_ms,"
+                "INSERT INTO rooms (code, settings, header, created_ms,"
                 " game_started_ms, owner, epoch, owner_since_ms)"
-                f" VALUES (?, ?, ?, 0, ?, ?, ?, {self.new_epoch_sql}, ?)"
+                f" VALUES (?, ?, ?, ?, ?, ?, {self.new_epoch_sql}, ?)"
                 " ON CONFLICT (code) DO NOTHING RETURNING epoch",
                 code,
                 settings_text,
@@ -249,11 +258,19 @@ class SqlStore(HistorySql, ABC):
             )
             if row is None:
                 raise RoomExists(f"a live room {code} exists already")
+            await self._room_changed(conn, code)
             for seat in taken:
                 await conn.execute(UPSERT_SEAT_SQL, *seat)
             return int(row[0])
 
         return await self._run(body, write=True)
+
+    async def _room_changed(self, conn: Conn, code: str) -> None:
+        """Inside a write that changes room ``code`` otherwise than by an
+        append (makes it, claims, resets or closes it): the SQLite adapter
+        moves its guard row there, so every writer's knowledge of the rooms
+        is checked (see :class:`slapjack.store._sqlite_raw.Known`). Nothing by
+        default."""
 
     # ----------------------------------------------------- ownership (fencing)
 
@@ -281,6 +298,7 @@ class SqlStore(HistorySql, ABC):
             if self.claim_prelude_sql is not None:
                 await conn.execute(self.claim_prelude_sql)
             await self._fence(conn, code, expected_epoch)
+            await self._room_changed(conn, code)
             if self.bump_epoch_sql is not None:
                 await conn.execute(self.bump_epoch_sql)
             row = await conn.fetchone(
@@ -352,13 +370,14 @@ class SqlStore(HistorySql, ABC):
             if epoch is not None:
                 await self._fence(conn, code, epoch)
             changed = await conn.execute(
-                "UPDATE rooms SET header = ?, next_index = 0, game_started_ms = ? WHERE code = ?",
+                "UPDATE rooms SET header = ?, game_started_ms = ? WHERE code = ?",
                 header_text,
                 now_ms(),
                 code,
             )
             if not changed:
                 raise UnknownRoom(f"no live room {code}")
+            await self._room_changed(conn, code)
             await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
             for seat in taken:
                 await conn.execute(UPSERT_SEAT_SQL, *seat)
@@ -486,37 +505,35 @@ class SqlStore(HistorySql, ABC):
             codes = sorted({p.code for p in batch})
             where, params = self._in_list(codes)
             rows = await conn.fetch(
-                f"SELECT code, next_index, epoch, owner FROM rooms WHERE code {where}"
+                f"SELECT code, epoch, owner FROM rooms WHERE code {where}"
                 f" ORDER BY code{self.lock_rows_sql}",
                 *params,
             )
+            found = await conn.fetch(NEXT_INDEX_SQL.format(where=where), *params)
+            last = {r[0]: r[1] for r in found}
             plan = BatchPlan(
                 batch,
-                {str(r[0]): int(r[1]) for r in rows},
-                {str(r[0]): (int(r[2]), r[3]) for r in rows},
+                {str(r[0]): _next(last.get(r[0])) for r in rows},
+                {str(r[0]): (int(r[1]), r[2]) for r in rows},
             )
             for i in plan.to_check:
                 p = batch[i]
                 row = await conn.fetchone(SELECT_ACTION_SQL, p.code, p.index)
                 plan.check_stored(i, row)
             if plan.accepted:
-                await self._store_batch(conn, plan.insert_rows(), plan.update_rows())
+                await self._store_batch(conn, plan.insert_rows())
         return plan.outcomes
 
-    async def _store_batch(
-        self, conn: Conn, inserts: list[tuple[str, int, str]], updates: list[tuple[int, str]]
-    ) -> None:
-        """Insert a batch's accepted actions and move its rooms' next indices."""
+    async def _store_batch(self, conn: Conn, inserts: list[tuple[str, int, str]]) -> None:
+        """Insert a batch's accepted actions."""
         await conn.executemany(INSERT_ACTION_SQL, inserts)
-        await conn.executemany(UPDATE_NEXT_SQL, updates)
 
     async def load_room(self, code: str) -> RoomState:
         code = check_code(code)
 
         async def body(conn: Conn) -> RoomState:
             row = await conn.fetchone(
-                "SELECT settings, header, next_index, created_ms, game_started_ms"
-                " FROM rooms WHERE code = ?",
+                "SELECT settings, header, created_ms, game_started_ms FROM rooms WHERE code = ?",
                 code,
             )
             if row is None:
@@ -535,8 +552,6 @@ class SqlStore(HistorySql, ABC):
                 if idx != expected:
                     raise CorruptRow(f"{where}: action {expected} is missing")
                 actions.append(load_json(text, f"{where} action {idx}"))
-            if len(actions) != row[2]:
-                raise CorruptRow(f"{where}: {len(actions)} actions stored, {row[2]} expected")
             seats = tuple(Seat(int(s[0]), str(s[1]), s[2], bool(s[3]), s[4]) for s in seat_rows)
             return RoomState(
                 code=code,
@@ -544,8 +559,8 @@ class SqlStore(HistorySql, ABC):
                 seats=seats,
                 header=load_json(row[1], f"{where} header"),
                 actions=tuple(actions),
-                created_at=from_ms(row[3], where),
-                game_started_at=from_ms(row[4], where),
+                created_at=from_ms(row[2], where),
+                game_started_at=from_ms(row[3], where),
             )
 
         return await self._run(body, write=False)
@@ -564,12 +579,18 @@ class SqlStore(HistorySql, ABC):
         async def body(conn: Conn) -> None:
             if epoch is not None:
                 await self._fence(conn, code, epoch)
+            await self._room_changed(conn, code)
             await conn.execute("DELETE FROM room_actions WHERE code = ?", code)
             await conn.execute("DELETE FROM room_seats WHERE code = ?", code)
             if not await conn.execute("DELETE FROM rooms WHERE code = ?", code):
                 raise UnknownRoom(f"no live room {code}")
 
         await self._run(body, write=True)
+
+
+def _next(last: Any) -> int:
+    """A room's next action index from its last stored one (None: no action)."""
+    return 0 if last is None else int(last) + 1
 
 
 def _not_stored(batch: list[_Pending], exc: Exception) -> list[StoreError | None]:

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import aiosqlite
 
-from ._sql import SELECT_ACTION_SQL, BatchPlan, Conn, Row, T, _Pending
+from ._sql import SELECT_ACTION_SQL, BatchPlan, Conn, Row, T, _next, _Pending
 from .errors import StoreError
 
 
@@ -66,15 +66,15 @@ def _run_in_thread(
     return result
 
 
-SELECT_ROOM_SQL: Final = "SELECT next_index, epoch, owner FROM rooms WHERE code = ?"
-UPDATE_ONE_SQL: Final = "UPDATE rooms SET next_index = ? WHERE code = ?"
-"""A batch of one room: plain statements, not the JSON object and the join
-of VALUES that several rooms need (about 20 µs less a commit of one)."""
-GUARDED_ONE_SQL: Final = (
-    "UPDATE rooms SET next_index = ? WHERE code = ? AND next_index = ? AND epoch = ? AND owner IS ?"
+SELECT_ROOM_SQL: Final = (
+    "SELECT epoch, owner, (SELECT max(idx) FROM room_actions WHERE code = ?1),"
+    " (SELECT changes FROM room_guard WHERE id = 1) FROM rooms WHERE code = ?1"
 )
-"""The fast path's update of one room: it moves ``next_index`` only if the
-room's row is still what the batch was planned on (see :class:`Known`)."""
+"""A batch of one room: its fencing row, its last stored index and the guard
+(plain columns, not the JSON object that several rooms need)."""
+GUARD_SQL: Final = "SELECT changes FROM room_guard WHERE id = 1"
+"""The guard row's count of changes (see :class:`Known`)."""
+MOVE_GUARD_SQL: Final = "UPDATE room_guard SET changes = changes + 1 WHERE id = 1 RETURNING changes"
 
 TEMP_STORE: Final = "MEMORY"
 """Where the writing connections keep SQLite's temporary files: a statement
@@ -83,34 +83,37 @@ in memory, not a file made in ``/var/tmp`` and unlinked again on the event
 loop's thread (several a second under load). They are small: a statement
 writes a few pages."""
 ROWS_PER_STATEMENT: Final = 300
-"""Rows per multi-row INSERT/UPDATE (3 parameters each, far below SQLite's
-limit of 32,766 parameters)."""
-GUARDED_PER_STATEMENT: Final = 200
-"""Rooms per guarded multi-row UPDATE (5 parameters each)."""
+"""Rows per multi-row INSERT (3 parameters each, far below SQLite's limit of
+32,766 parameters)."""
 
 RoomRow = tuple[int, int, str | None]
-"""A room's ``next_index``, fencing ``epoch`` and ``owner``."""
+"""A room's next action index, fencing ``epoch`` and ``owner``."""
 
 
 class Known:
-    """The rooms' rows as this store's own group commits left them
-    (``next_index``, ``epoch``, ``owner``): a commit whose rooms are all known
-    plans its batch on them and skips reading the rooms (a ``SELECT`` per
-    commit, with several rooms a JSON aggregate over them).
+    """The rooms as this store's own group commits left them (next action
+    index, ``epoch``, ``owner``): a commit whose rooms are all known plans its
+    batch on them and skips reading the rooms (their rows and last indices;
+    with several rooms a JSON aggregate over them).
 
-    What is known is only a guess, checked in the same transaction: each
-    room's ``UPDATE`` of ``next_index`` holds only if the row still has the
-    values the plan used (``next_index``, ``epoch`` and ``owner``; the write
-    lock of ``BEGIN IMMEDIATE`` keeps anybody from changing them until the
-    commit). A row that changed since (another connection or process
-    appended, a claim moved the epoch, the room was closed, or closed and
-    made again), or an ``INSERT`` that collides with a stored action or finds
-    no room, rolls the transaction back and the batch is planned again on the
-    rows as read, as without this. A plan that would refuse an append or
-    read a stored action takes the read path too: every outcome of the fast
-    path is an append stored on a row it checked."""
+    What is known holds while nobody changed a room otherwise than by an
+    append: every claim, reset and close moves the one guard row
+    (``room_guard``, schema version 5) in its transaction, and the fast path
+    reads that row after ``BEGIN IMMEDIATE`` (whose write lock keeps anybody
+    from changing it until the commit). The count as this store last read or
+    moved it is :attr:`guard`; if the row says otherwise another connection
+    or process changed some room, everything known is dropped and the batch
+    is planned on the rows as read. This store's own changes keep the rest
+    (:meth:`moved`). What the guard does not cover are appends by another
+    writer to a known room: they took the index this plan would insert at
+    (appends are contiguous), so the ``INSERT`` collides with the stored
+    action, rolls back and the batch is planned again on the rows as read.
+    An ``INSERT`` that finds no room (foreign key) does the same. A plan that
+    would refuse an append or read a stored action takes the read path too:
+    every outcome of the fast path is an append stored on a room checked this
+    way, in the one page it writes for it (its leaf of actions)."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("guard", "rows")
 
     MOST: Final = 100_000
     """Rooms remembered at most (then forgotten all at once: closed rooms'
@@ -118,14 +121,33 @@ class Known:
 
     def __init__(self) -> None:
         self.rows: dict[str, RoomRow] = {}
+        #: The guard row's count when :attr:`rows` were read (None: unknown).
+        self.guard: int | None = None
 
     def forget(self, code: str) -> None:
         self.rows.pop(code, None)
 
-    def learn(self, rows: dict[str, RoomRow]) -> None:
+    def clear(self) -> None:
+        self.rows.clear()
+        self.guard = None
+
+    def learn(self, rows: dict[str, RoomRow], guard: int) -> None:
+        """``rows`` as read or written in a transaction that saw ``guard``."""
+        if guard != self.guard:
+            self.rows.clear()
+            self.guard = guard
         if len(self.rows) + len(rows) > self.MOST:
             self.rows.clear()
         self.rows.update(rows)
+
+    def moved(self, code: str, guard: int) -> None:
+        """This store changed room ``code`` and moved the guard to ``guard``
+        (committed): the other rooms stay known if nobody else moved it."""
+        self.rows.pop(code, None)
+        if self.guard is not None and self.guard + 1 == guard:
+            self.guard = guard
+        else:
+            self.clear()
 
 
 class _Stale(Exception):
@@ -141,9 +163,9 @@ def _write_batch_on(
     Few statements, each one step: the sqlite3 module lets go of the GIL for
     every step (every row fetched or inserted) and may wait up to the switch
     interval to get it back from a busy event loop (in the thread). So the
-    rooms' indices come back as one JSON object, and the inserts and updates
-    are multi-row statements. With ``known``, a batch whose rooms' rows it
-    knows skips reading them (:class:`Known`)."""
+    rooms come back as one JSON object and the inserts are multi-row
+    statements. With ``known``, a batch whose rooms it knows skips reading
+    them (:class:`Known`)."""
     codes = sorted({p.code for p in batch})
     if known is not None:
         fast = _fast_plan(batch, codes, known)
@@ -151,12 +173,18 @@ def _write_batch_on(
             plan, guess = fast
             conn.execute("BEGIN IMMEDIATE")
             try:
-                _write_plan(conn, plan, guess)
+                (guard,) = conn.execute(GUARD_SQL).fetchone()
+                if guard != known.guard:
+                    raise _Stale
+                _insert_actions(conn, plan.insert_rows())
                 conn.execute("COMMIT")
-            except _Stale:
+            except _Stale:  # another connection changed some room
                 conn.execute("ROLLBACK")
-            except sqlite3.IntegrityError:  # a stored action at that index, or no room
+                known.clear()
+            except sqlite3.IntegrityError:  # another writer appended, or no room
                 conn.execute("ROLLBACK")
+                for code in codes:
+                    known.forget(code)
             except BaseException:
                 with suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
@@ -164,45 +192,37 @@ def _write_batch_on(
                     known.forget(code)
                 raise
             else:
-                known.learn({c: (plan.nxt[c], r[1], r[2]) for c, r in guess.items()})
+                known.learn({c: (plan.nxt[c], r[1], r[2]) for c, r in guess.items()}, guard)
                 return plan.outcomes, True
-            for code in codes:
-                known.forget(code)
     conn.execute("BEGIN IMMEDIATE")
     try:
+        rooms: dict[str, RoomRow] = {}
         if len(codes) == 1:  # a commit of one room's appends (most below ~6,000 players)
             row = conn.execute(SELECT_ROOM_SQL, codes).fetchone()
-            rooms = {} if row is None else {codes[0]: row}
+            if row is not None:
+                epoch, owner, last, guard = row
+                rooms[codes[0]] = (_next(last), int(epoch), owner)
+            else:
+                (guard,) = conn.execute(GUARD_SQL).fetchone()
         else:
             marks = ", ".join("?" * len(codes))
-            (found,) = conn.execute(
-                "SELECT json_group_object(code, json_array(next_index, epoch, owner))"
+            guard, found = conn.execute(
+                "SELECT (SELECT changes FROM room_guard WHERE id = 1),"
+                " json_group_object(code, json_array(epoch, owner,"
+                " (SELECT max(idx) FROM room_actions AS a WHERE a.code = rooms.code)))"
                 f" FROM rooms WHERE code IN ({marks})",
                 codes,
             ).fetchone()
-            rooms = json.loads(found)
+            for c, v in json.loads(found).items():
+                rooms[str(c)] = (_next(v[2]), int(v[0]), v[1])
         plan = BatchPlan(
-            batch,
-            {str(c): int(v[0]) for c, v in rooms.items()},
-            {str(c): (int(v[1]), v[2]) for c, v in rooms.items()},
+            batch, {c: r[0] for c, r in rooms.items()}, {c: r[1:] for c, r in rooms.items()}
         )
         for i in plan.to_check:
             p = batch[i]
             plan.check_stored(i, conn.execute(SELECT_ACTION_SQL, (p.code, p.index)).fetchone())
         inserts = plan.insert_rows()
         _insert_actions(conn, inserts)
-        updates = plan.update_rows()
-        if len(updates) == 1:
-            conn.execute(UPDATE_ONE_SQL, updates[0])
-            updates = []
-        for k in range(0, len(updates), ROWS_PER_STATEMENT):
-            pairs = updates[k : k + ROWS_PER_STATEMENT]
-            conn.execute(
-                "UPDATE rooms SET next_index = v.column2 FROM (VALUES "
-                + ", ".join(["(?, ?)"] * len(pairs))
-                + ") AS v WHERE rooms.code = v.column1",
-                [value for n, c in pairs for value in (c, n)],
-            )
         conn.execute("COMMIT")
     except BaseException:
         with suppress(sqlite3.Error):
@@ -212,14 +232,13 @@ def _write_batch_on(
                 known.forget(code)
         raise
     if known is not None:
-        for code in codes:
-            known.forget(code)
         known.learn(
             {
-                str(c): (plan.nxt[str(c)], int(v[1]), v[2])
-                for c, v in rooms.items()
-                if v[2] is None or isinstance(v[2], str)
-            }
+                c: (plan.nxt[c], r[1], r[2])
+                for c, r in rooms.items()
+                if r[2] is None or isinstance(r[2], str)
+            },
+            int(guard),
         )
     return plan.outcomes, bool(inserts)
 
@@ -240,6 +259,8 @@ def _fast_plan(
 ) -> tuple[BatchPlan, dict[str, RoomRow]] | None:
     """The batch planned on the known rows, and those rows, if every room is
     known and every append would be stored (else ``None``: the read path)."""
+    if known.guard is None:
+        return None
     rows = known.rows
     guess: dict[str, RoomRow] = {}
     for code in codes:
@@ -253,34 +274,6 @@ def _fast_plan(
     if plan.to_check or len(plan.accepted) != len(batch) or any(plan.outcomes):
         return None
     return plan, guess
-
-
-def _write_plan(conn: sqlite3.Connection, plan: BatchPlan, guess: dict[str, RoomRow]) -> None:
-    """The fast path's statements: the inserts, then each room's guarded
-    update (:class:`_Stale` if a row was not as guessed)."""
-    _insert_actions(conn, plan.insert_rows())
-    codes = list(guess)
-    if len(codes) == 1:
-        code = codes[0]
-        n, epoch, owner = guess[code]
-        if conn.execute(GUARDED_ONE_SQL, (plan.nxt[code], code, n, epoch, owner)).rowcount != 1:
-            raise _Stale
-        return
-    for k in range(0, len(codes), GUARDED_PER_STATEMENT):
-        some = codes[k : k + GUARDED_PER_STATEMENT]
-        values: list[Any] = []
-        for code in some:
-            n, epoch, owner = guess[code]
-            values += (code, plan.nxt[code], n, epoch, owner)
-        changed = conn.execute(
-            "UPDATE rooms SET next_index = v.column2 FROM (VALUES "
-            + ", ".join(["(?, ?, ?, ?, ?)"] * len(some))
-            + ") AS v WHERE rooms.code = v.column1 AND rooms.next_index = v.column3"
-            " AND rooms.epoch = v.column4 AND rooms.owner IS v.column5",
-            values,
-        ).rowcount
-        if changed != len(some):
-            raise _Stale
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:

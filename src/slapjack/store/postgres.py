@@ -36,13 +36,11 @@ CLAIM_LOCK_TIMEOUT_MS: Final = 3000
 
 
 STORE_BATCH_SQL: Final = (
-    "WITH inserted AS (INSERT INTO room_actions (code, idx, action)"
-    " SELECT * FROM unnest(?::text[], ?::int[], ?::text[]))"
-    " UPDATE rooms SET next_index = v.n FROM unnest(?::text[], ?::int[]) AS v (code, n)"
-    " WHERE rooms.code = v.code"
+    "INSERT INTO room_actions (code, idx, action)"
+    " SELECT * FROM unnest(?::text[], ?::int[], ?::text[])"
 )
-"""A group commit's inserts and index updates in one statement (one round trip
-instead of two ``executemany``; the INSERT in WITH runs though nothing reads it)."""
+"""A group commit's inserts in one statement (one round trip, not an
+``executemany``)."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -141,7 +139,13 @@ class PostgresStore(SqlStore):
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Conn]:
-        async with self._pool.acquire() as connection, connection.transaction():
+        # READ COMMITTED whatever the server's default: a group commit reads its
+        # rooms' last indices in a statement after it locked their rows, and
+        # that statement must see what the commits before the lock stored.
+        async with (
+            self._pool.acquire() as connection,
+            connection.transaction(isolation="read_committed"),
+        ):
             yield _PgConn(connection)
 
     @asynccontextmanager
@@ -155,16 +159,12 @@ class PostgresStore(SqlStore):
     def _in_list(self, values: Sequence[Any]) -> tuple[str, list[Any]]:
         return "= ANY(?::text[])", [list(values)]
 
-    async def _store_batch(
-        self, conn: Conn, inserts: list[tuple[str, int, str]], updates: list[tuple[int, str]]
-    ) -> None:
+    async def _store_batch(self, conn: Conn, inserts: list[tuple[str, int, str]]) -> None:
         await conn.execute(
             STORE_BATCH_SQL,
             [c for c, _, _ in inserts],
             [i for _, i, _ in inserts],
             [t for _, _, t in inserts],
-            [c for _, c in updates],
-            [n for n, _ in updates],
         )
 
     async def _migration_lock(self, conn: Conn) -> None:

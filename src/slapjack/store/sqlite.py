@@ -39,6 +39,7 @@ from ._sql import (
     _Pending,
 )
 from ._sqlite_raw import (
+    MOVE_GUARD_SQL,
     TEMP_STORE,
     Known,
     _busy,
@@ -57,11 +58,10 @@ CHECKPOINT_EVERY: Final = 1000
 every 1,000 pages, about 250 of our commits, and stall it for the copy and its
 fsync; ours runs on a second connection, beside the writer). A checkpoint
 copies each page once however often the commits since the last one wrote it
-(a room's page of actions, its row's ``next_index``), so fewer, larger ones
-cost less per commit: 1,000 rather than 200 took 8 % off an append's CPU with
-2,000 rooms (docs/benchmarks.md, "Young collections only when they find
-something, fewer full ones while players arrive, checkpoints every 1,000
-commits"). The WAL
+(a room's leaf of actions), so fewer, larger ones cost less per commit:
+1,000 rather than 200 took 8 % off an append's CPU with 2,000 rooms
+(docs/benchmarks.md, "Young collections only when they find something, fewer
+full ones while players arrive, checkpoints every 1,000 commits"). The WAL
 grows a few MB a second under load either way; :data:`WAL_LIMIT_BYTES` bounds it."""
 BUSY_TIMEOUT_MS: Final = 5000
 LOOP_SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL"})
@@ -138,6 +138,8 @@ class SqliteStore(SqlStore):
         self._conn = _SqliteConn(db)
         #: The rooms' rows as the group commits left them (they skip reading them).
         self._known = Known()
+        #: Rooms changed, and the guard's count after, by the write ``_run`` runs.
+        self._moves: list[tuple[str, int]] = []
         self._lock = asyncio.Lock()
         self.path = path
         #: Recent group commits: (appends, ms to reach the thread, ms in it, ms back to the loop).
@@ -233,9 +235,19 @@ class SqliteStore(SqlStore):
         suspend; anything else is a bug and fails loudly (rolled back)."""
         self._check_open()
         async with self._guard(), self._lock:
-            result: T = await self._db._execute(  # type: ignore[no-untyped-call]
-                _run_in_thread, self._db, body, write
-            )
+            self._moves.clear()
+            try:
+                result: T = await self._db._execute(  # type: ignore[no-untyped-call]
+                    _run_in_thread, self._db, body, write
+                )
+            except BaseException:
+                if self._moves:  # perhaps committed (a cancelled wait), perhaps not
+                    self._known.clear()
+                    self._moves.clear()
+                raise
+            for code, guard in self._moves:
+                self._known.moved(code, guard)
+            self._moves.clear()
         if write:
             self._committed(in_thread=True)
         return result
@@ -403,12 +415,12 @@ class SqliteStore(SqlStore):
         if self._pending:
             super()._wake_writer()
 
-    async def close_room(self, code: str, *, epoch: int | None = None) -> None:
-        try:
-            await super().close_room(code, epoch=epoch)
-        finally:
-            if isinstance(code, str):
-                self._known.forget(code)
+    async def _room_changed(self, conn: Conn, code: str) -> None:
+        """Move the guard row (see :class:`~slapjack.store._sqlite_raw.Known`);
+        what this store knows follows once the write committed (``_run``)."""
+        row = await conn.fetchone(MOVE_GUARD_SQL)
+        if row is not None:
+            self._moves.append((code, int(row[0])))
 
     async def _write_batch(self, batch: list[_Pending]) -> list[StoreError | None]:
         """One group commit: on the event loop when it can, else in one hop to
