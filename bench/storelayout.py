@@ -14,7 +14,8 @@ PASSIVE checkpoint on a second connection every 1,000 commits, as
 ``SqliteStore`` runs it), for ``--seconds`` of CPU each, in these layouts:
 
 * ``today``: the store's own fast path (``_write_batch_on`` with its known
-  rows): the guard row read and a multi-row ``INSERT`` into ``room_actions``;
+  rows): one multi-row ``INSERT`` into ``room_actions`` that checks the guard
+  row, in a transaction of its own;
 * ``insert``: the ``INSERT`` alone (no guard read);
 * ``log``: one multi-row ``INSERT`` into an append-only table
   (``seq INTEGER PRIMARY KEY``: every commit writes the same last page) and

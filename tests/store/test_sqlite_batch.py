@@ -113,7 +113,19 @@ async def test_a_batch_larger_than_one_statement_is_written_whole(
     await store._drain()  # callers are answered a moment before the counters move
     assert store.batches_written - before == 1
     # Every room's next index moved: index 1 is next (0 again is a repeat, 2 a gap).
+    # The rooms are known now: the fast path, in a transaction of two inserts.
+    seen = statements_on_loop(store)
     await asyncio.gather(*(store.append_action(code, 1, acts[1]) for code in codes))
+    assert store._loop_conn is not None
+    store._loop_conn.set_trace_callback(None)
+    assert not [s for s in seen if "FROM rooms" in s]
+    assert [s.split(" (")[0] for s in seen] == [
+        "BEGIN IMMEDIATE",
+        "SELECT changes FROM room_guard WHERE id = 1",
+        "INSERT INTO room_actions",
+        "INSERT INTO room_actions",
+        "COMMIT",
+    ], seen
     await store.append_action(codes[-1], 0, acts[0])
     for code in codes:
         assert list((await store.load_room(code)).actions) == acts
@@ -473,6 +485,7 @@ async def test_a_commit_of_rooms_it_knows_reads_no_room_row(sqlite_store: Sqlite
     assert sum(s.startswith("INSERT INTO room_actions") for s in seen) == 2
     assert sum("FROM room_guard" in s for s in seen) == 2, "each commit checks the guard"
     assert not [s for s in seen if s.startswith("UPDATE")], "an append writes its actions only"
+    assert len(seen) == 2, "each commit of known rooms is one statement (its own transaction)"
     assert list((await store.load_room("KA")).actions) == acts[:3]
     assert list((await store.load_room("KB")).actions) == acts[:2]
     assert store._known.rows["KA"][0] == 3 and store._known.rows["KB"][0] == 2

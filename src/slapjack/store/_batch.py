@@ -83,6 +83,11 @@ class BatchPlan:
         return [(c, i, t) for (c, i), t in self.accepted.items()]
 
 
+def next_index(last: Any) -> int:
+    """A room's next action index from its last stored one (None: no action)."""
+    return 0 if last is None else int(last) + 1
+
+
 def _held(epochs: Mapping[str, tuple[int, str | None]] | None, code: str) -> tuple[int, str | None]:
     if epochs is None:
         raise RuntimeError("a fenced append needs the rooms' epochs")  # a programming error

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Final, Protocol, TypeVar
 from ._batch import BatchPlan as BatchPlan  # re-exported: the adapters import them here
 from ._batch import Row as Row
 from ._batch import _Pending as _Pending
+from ._batch import next_index as next_index
 from ._history import HistorySql, _epoch
 from .base import (
     FencedRoom,
@@ -84,12 +85,9 @@ NEXT_INDEX_SQL: Final = (
     "SELECT code, (SELECT max(idx) FROM room_actions AS a WHERE a.code = rooms.code)"
     " FROM rooms WHERE code {where}"
 )
-"""Each room's last stored index (None: no action yet), one index lookup per
-room (a ``GROUP BY`` over the actions was planned as a scan of them on
-PostgreSQL): its next index is one more. Kept nowhere else (schema version 5): an append
-writes only its room's actions. On PostgreSQL a statement of its own, after
-the rooms' rows are locked: under READ COMMITTED it reads what every commit
-before the lock stored."""
+"""Each room's last stored index (None: none yet), one index seek per room:
+its next index is one more (schema version 5 keeps it nowhere else). Run
+after the rooms are locked: under READ COMMITTED it sees every commit before."""
 UPSERT_SEAT_SQL: Final = (
     "INSERT INTO room_seats (code, seat, name, token_hash, is_bot, bot_level)"
     " VALUES (?, ?, ?, ?, ?, ?)"
@@ -513,7 +511,7 @@ class SqlStore(HistorySql, ABC):
             last = {r[0]: r[1] for r in found}
             plan = BatchPlan(
                 batch,
-                {str(r[0]): _next(last.get(r[0])) for r in rows},
+                {str(r[0]): next_index(last.get(r[0])) for r in rows},
                 {str(r[0]): (int(r[1]), r[2]) for r in rows},
             )
             for i in plan.to_check:
@@ -586,11 +584,6 @@ class SqlStore(HistorySql, ABC):
                 raise UnknownRoom(f"no live room {code}")
 
         await self._run(body, write=True)
-
-
-def _next(last: Any) -> int:
-    """A room's next action index from its last stored one (None: no action)."""
-    return 0 if last is None else int(last) + 1
 
 
 def _not_stored(batch: list[_Pending], exc: Exception) -> list[StoreError | None]:
