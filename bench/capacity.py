@@ -96,10 +96,13 @@ def main() -> None:
     opts = p.parse_args()
     if not opts.no_pin and (os.cpu_count() or 1) < 2:
         p.error("pinning needs two CPUs (or --no-pin)")
+    counts = [int(n) for n in opts.players.split(",")]
+    if (why := load.files_refusal(max(counts))) is not None:
+        p.error(why)
     print("| " + " | ".join(title for _, title, _ in COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     for referee in opts.referees.split(","):
-        for players in (int(n) for n in opts.players.split(",")):
+        for players in counts:
             args = load.parser().parse_args(
                 [
                     "--players",

@@ -398,6 +398,28 @@ def raise_nofile() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+SERVER_FILES = 200
+"""Open files a server needs besides its players' sockets (the store's files,
+the listener, pipes, the interpreter's own), with room to spare."""
+
+
+def files_refusal(players: int) -> str | None:
+    """Why a server started here could not hold ``players`` sockets (None: it
+    can): every socket is an open file, and a server inherits this process's
+    limit, raised to the hard one (which only a privileged process may raise;
+    this machine's is 20,000, and its container may not raise it even as root).
+    A run past it fails midway when the server can accept no more."""
+    raise_nofile()
+    allowed, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if players + SERVER_FILES <= allowed:
+        return None
+    return (
+        f"{players} players need about {players + SERVER_FILES} open files in the server;"
+        f" this machine allows a process {allowed} (ulimit -Hn):"
+        f" at most {allowed - SERVER_FILES} players here"
+    )
+
+
 def start_server(
     data_dir: Path,
     referee: str | None,
@@ -881,6 +903,8 @@ def main() -> None:
     args = p.parse_args()
     if args.players < SEATS:
         p.error("--players must be at least 4")
+    if args.url is None and (why := files_refusal(args.players)) is not None:
+        p.error(why)
     if args.profile is not None:
         args.spy = py_spy()
         if args.spy is None:

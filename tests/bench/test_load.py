@@ -200,3 +200,29 @@ def test_a_generator_that_dies_fails_the_run_at_once() -> None:
     assert run.returncode != 0
     assert f"generator {generators[-1]} died" in err, err[-2000:]
     _none_left(children)
+
+
+def _few_files() -> None:
+    """In the child: a hard limit of 1,024 open files (lowering is always allowed)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+
+@pytest.mark.parametrize("script", ["load.py", "capacity.py"])
+def test_more_players_than_open_files_are_refused_before_anything_starts(script: str) -> None:
+    """Every player is a socket, an open file of the server: a run past the
+    limit would fail midway (the server accepts no more, its metrics request
+    is reset), so it is refused at once, saying how many players fit."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH.parent / script), "--players", "2000", "--seconds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=_few_files,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "2000 players need about 2200 open files" in done.stderr
+    assert "at most 824 players here" in done.stderr
+    assert "Traceback" not in done.stderr and "players connected" not in done.stderr
