@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import suppress
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any, Final
 
 import aiosqlite
@@ -48,8 +48,7 @@ def _run_in_thread(
     """``SqliteStore._run`` in the SQLite thread: BEGIN, drive ``body`` to its
     end (it must not suspend), COMMIT; ROLLBACK on any error."""
     raw: sqlite3.Connection = db._conn
-    raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-    try:
+    with _transaction(raw, "BEGIN IMMEDIATE" if write else "BEGIN"):
         coro = body(_ThreadConn(raw))
         try:
             coro.send(None)  # type: ignore[attr-defined]
@@ -58,12 +57,20 @@ def _run_in_thread(
         else:
             coro.close()  # type: ignore[attr-defined]
             raise RuntimeError("a store transaction awaited something besides its connection")
-        raw.execute("COMMIT")
+    return result
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterator[None]:
+    """``begin`` … ``COMMIT`` around the block; ``ROLLBACK`` on any error."""
+    conn.execute(begin)
+    try:
+        yield
+        conn.execute("COMMIT")
     except BaseException:
         with suppress(sqlite3.Error):
-            raw.execute("ROLLBACK")
+            conn.execute("ROLLBACK")
         raise
-    return result
 
 
 SELECT_ROOM_SQL: Final = (
@@ -169,51 +176,20 @@ def _write_batch_on(
             plan, guess, guard = fast
             try:
                 stored = _fast_write(conn, plan.insert_rows(), guard)
-            except sqlite3.IntegrityError:  # another writer appended, or no room
+            except BaseException as exc:
                 for code in codes:
                     known.forget(code)
-            except BaseException:
-                for code in codes:
-                    known.forget(code)
-                raise
+                if not isinstance(exc, sqlite3.IntegrityError):
+                    raise  # (an IntegrityError: another writer appended, or no room)
             else:
                 if stored:
                     known.learn({c: (plan.nxt[c], r[1], r[2]) for c, r in guess.items()}, guard)
                     return plan.outcomes, True
                 known.clear()  # another connection changed some room
-    conn.execute("BEGIN IMMEDIATE")
     try:
-        rooms: dict[str, RoomRow] = {}
-        if len(codes) == 1:  # a commit of one room's appends (most below ~6,000 players)
-            row = conn.execute(SELECT_ROOM_SQL, codes).fetchone()
-            if row is not None:
-                epoch, owner, last, guard = row
-                rooms[codes[0]] = (next_index(last), int(epoch), owner)
-            else:
-                (guard,) = conn.execute(GUARD_SQL).fetchone()
-        else:
-            marks = ", ".join("?" * len(codes))
-            guard, found = conn.execute(
-                "SELECT (SELECT changes FROM room_guard WHERE id = 1),"
-                " json_group_object(code, json_array(epoch, owner,"
-                " (SELECT max(idx) FROM room_actions AS a WHERE a.code = rooms.code)))"
-                f" FROM rooms WHERE code IN ({marks})",
-                codes,
-            ).fetchone()
-            for c, v in json.loads(found).items():
-                rooms[str(c)] = (next_index(v[2]), int(v[0]), v[1])
-        plan = BatchPlan(
-            batch, {c: r[0] for c, r in rooms.items()}, {c: r[1:] for c, r in rooms.items()}
-        )
-        for i in plan.to_check:
-            p = batch[i]
-            plan.check_stored(i, conn.execute(SELECT_ACTION_SQL, (p.code, p.index)).fetchone())
-        inserts = plan.insert_rows()
-        _insert_actions(conn, inserts)
-        conn.execute("COMMIT")
+        with _transaction(conn):
+            plan, rooms, guard = _read_and_insert(conn, batch, codes)
     except BaseException:
-        with suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
         if known is not None:
             for code in codes:
                 known.forget(code)
@@ -227,7 +203,42 @@ def _write_batch_on(
             },
             int(guard),
         )
-    return plan.outcomes, bool(inserts)
+    return plan.outcomes, bool(plan.accepted)
+
+
+def _read_and_insert(
+    conn: sqlite3.Connection, batch: list[_Pending], codes: list[str]
+) -> tuple[BatchPlan, dict[str, RoomRow], Any]:
+    """The read path, inside its transaction: the rooms as read, the batch
+    planned on them and its accepted appends inserted; the plan, the rooms
+    and the guard's count."""
+    rooms: dict[str, RoomRow] = {}
+    if len(codes) == 1:  # a commit of one room's appends (most below ~6,000 players)
+        row = conn.execute(SELECT_ROOM_SQL, codes).fetchone()
+        if row is not None:
+            epoch, owner, last, guard = row
+            rooms[codes[0]] = (next_index(last), int(epoch), owner)
+        else:
+            (guard,) = conn.execute(GUARD_SQL).fetchone()
+    else:
+        marks = ", ".join("?" * len(codes))
+        guard, found = conn.execute(
+            "SELECT (SELECT changes FROM room_guard WHERE id = 1),"
+            " json_group_object(code, json_array(epoch, owner,"
+            " (SELECT max(idx) FROM room_actions AS a WHERE a.code = rooms.code)))"
+            f" FROM rooms WHERE code IN ({marks})",
+            codes,
+        ).fetchone()
+        for c, v in json.loads(found).items():
+            rooms[str(c)] = (next_index(v[2]), int(v[0]), v[1])
+    plan = BatchPlan(
+        batch, {c: r[0] for c, r in rooms.items()}, {c: r[1:] for c, r in rooms.items()}
+    )
+    for i in plan.to_check:
+        p = batch[i]
+        plan.check_stored(i, conn.execute(SELECT_ACTION_SQL, (p.code, p.index)).fetchone())
+    _insert_actions(conn, plan.insert_rows())
+    return plan, rooms, guard
 
 
 def _insert_actions(conn: sqlite3.Connection, rows: list[tuple[str, int, str]]) -> None:
@@ -257,18 +268,11 @@ def _fast_write(conn: sqlite3.Connection, rows: list[tuple[str, int, str]], guar
             [*(value for row in rows for value in row), guard],
         ).rowcount
         return bool(inserted == len(rows))
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(conn):
         (now,) = conn.execute(GUARD_SQL).fetchone()
         if now != guard:
-            conn.execute("ROLLBACK")
-            return False
+            return False  # nothing written: its commit only lets go of the lock
         _insert_actions(conn, rows)
-        conn.execute("COMMIT")
-    except BaseException:
-        with suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise
     return True
 
 
